@@ -1,0 +1,200 @@
+/** Base of every error agentstore throws on purpose. `code` is a literal per class. */
+export abstract class AgentStoreError extends Error {
+  abstract readonly code: string;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The stored `headSeq` was not the `expectedSeq` the writer saw: someone else appended first. */
+export class SeqConflictError extends AgentStoreError {
+  readonly code = 'SEQ_CONFLICT' as const;
+  readonly sessionId: string;
+  readonly expectedSeq: number;
+  /** The stored head seq, when the store could tell it without another read; else null. */
+  readonly actualSeq: number | null;
+  constructor(facts: { sessionId: string; expectedSeq: number; actualSeq: number | null }) {
+    super(
+      `Session ${JSON.stringify(facts.sessionId)}: expected head seq ${facts.expectedSeq}, ` +
+        `store has ${facts.actualSeq ?? 'a different one'}; nothing was written`,
+    );
+    this.sessionId = facts.sessionId;
+    this.expectedSeq = facts.expectedSeq;
+    this.actualSeq = facts.actualSeq;
+  }
+}
+
+/** The writer's lease (holder + epoch) no longer matches the stored one: it was fenced off. */
+export class LeaseLostError extends AgentStoreError {
+  readonly code = 'LEASE_LOST' as const;
+  readonly sessionId: string;
+  readonly holder: string | null;
+  readonly epoch: number | null;
+  constructor(facts: { sessionId: string; holder: string | null; epoch: number | null }) {
+    super(
+      `Session ${JSON.stringify(facts.sessionId)}: lease ${facts.holder ?? '(none)'}@${facts.epoch ?? '-'} ` +
+        'is no longer held; nothing was written',
+    );
+    this.sessionId = facts.sessionId;
+    this.holder = facts.holder;
+    this.epoch = facts.epoch;
+  }
+}
+
+/** Another holder has the session's lease. Retry after `retryAfterMs`. */
+export class SessionBusyError extends AgentStoreError {
+  readonly code = 'SESSION_BUSY' as const;
+  readonly sessionId: string;
+  readonly retryAfterMs: number;
+  constructor(facts: { sessionId: string; retryAfterMs: number }) {
+    super(
+      `Session ${JSON.stringify(facts.sessionId)} is being run by another worker; ` +
+        `retry after ${facts.retryAfterMs} ms`,
+    );
+    this.sessionId = facts.sessionId;
+    this.retryAfterMs = Math.max(0, Math.ceil(facts.retryAfterMs));
+  }
+}
+
+const notFoundMessage = (sessionId: string) => `Session ${JSON.stringify(sessionId)} not found`;
+
+export class SessionNotFoundError extends AgentStoreError {
+  readonly code = 'SESSION_NOT_FOUND' as const;
+  readonly sessionId: string;
+  constructor(facts: { sessionId: string }) {
+    super(notFoundMessage(facts.sessionId));
+    this.sessionId = facts.sessionId;
+  }
+}
+
+/**
+ * The session belongs to another owner or tenant. The message is the not-found one on purpose,
+ * so a caller cannot probe which session ids exist.
+ */
+export class SessionAccessDeniedError extends AgentStoreError {
+  readonly code = 'SESSION_ACCESS_DENIED' as const;
+  readonly sessionId: string;
+  constructor(facts: { sessionId: string }) {
+    super(notFoundMessage(facts.sessionId));
+    this.sessionId = facts.sessionId;
+  }
+}
+
+export class MemoryStoreNotDurableError extends AgentStoreError {
+  readonly code = 'MEMORY_STORE_NOT_DURABLE' as const;
+  readonly sessionId: string;
+  constructor(facts: { sessionId: string }) {
+    super(
+      `run() was given sessionId ${JSON.stringify(facts.sessionId)} with a store that is not durable; ` +
+        'use a durable adapter (e.g. @agentstore/sqlite) or drop the sessionId for a stateless run',
+    );
+    this.sessionId = facts.sessionId;
+  }
+}
+
+export class PayloadTooLargeError extends AgentStoreError {
+  readonly code = 'PAYLOAD_TOO_LARGE' as const;
+  readonly sessionId: string;
+  /** What is over its limit: one message, or the number of messages in one append. */
+  readonly subject: 'message' | 'append';
+  readonly messageId: string | null;
+  readonly size: number;
+  readonly limit: number;
+  constructor(facts: {
+    sessionId: string;
+    subject: 'message' | 'append';
+    messageId: string | null;
+    size: number;
+    limit: number;
+  }) {
+    super(
+      facts.subject === 'message'
+        ? `Session ${JSON.stringify(facts.sessionId)}: message ${JSON.stringify(facts.messageId)} is ` +
+            `${facts.size} bytes, over this store's limit of ${facts.limit}; nothing was written`
+        : `Session ${JSON.stringify(facts.sessionId)}: ${facts.size} messages in one append, over this ` +
+            `store's limit of ${facts.limit}; nothing was written`,
+    );
+    this.sessionId = facts.sessionId;
+    this.subject = facts.subject;
+    this.messageId = facts.messageId;
+    this.size = facts.size;
+    this.limit = facts.limit;
+  }
+}
+
+/** A stored row could not be decoded. Never skipped silently. */
+export class CorruptRecordError extends AgentStoreError {
+  readonly code = 'CORRUPT_RECORD' as const;
+  readonly sessionId: string;
+  /** The message seq, or null when the session record itself is corrupt. */
+  readonly seq: number | null;
+  constructor(facts: { sessionId: string; seq: number | null; reason: string }, options?: { cause?: unknown }) {
+    super(
+      `Session ${JSON.stringify(facts.sessionId)}: stored ${facts.seq === null ? 'session record' : `message seq ${facts.seq}`} ` +
+        `cannot be decoded (${facts.reason})`,
+      options,
+    );
+    this.sessionId = facts.sessionId;
+    this.seq = facts.seq;
+  }
+}
+
+/**
+ * A tool call was interrupted by a crash, the tool is neither `safeToRetry` nor has `reconcile`,
+ * so nobody knows whether its effect happened. Persisted as the call's result for the model.
+ */
+export class ToolDurabilityError extends AgentStoreError {
+  readonly code = 'TOOL_DURABILITY' as const;
+  readonly sessionId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  constructor(facts: { sessionId: string; toolCallId: string; toolName: string }) {
+    super(
+      `Tool ${JSON.stringify(facts.toolName)} (call ${facts.toolCallId}) was interrupted by a crash and ` +
+        'is not safe to retry; it may or may not have taken effect',
+    );
+    this.sessionId = facts.sessionId;
+    this.toolCallId = facts.toolCallId;
+    this.toolName = facts.toolName;
+  }
+}
+
+/** An append failed in a way that leaves its outcome unknown, and a re-read could not settle it. */
+export class AppendOutcomeUnknownError extends AgentStoreError {
+  readonly code = 'APPEND_OUTCOME_UNKNOWN' as const;
+  readonly sessionId: string;
+  readonly expectedSeq: number;
+  constructor(facts: { sessionId: string; expectedSeq: number }, options?: { cause?: unknown }) {
+    super(
+      `Session ${JSON.stringify(facts.sessionId)}: the append after seq ${facts.expectedSeq} may or may not ` +
+        'have committed and re-reading failed; the next run resolves it',
+      options,
+    );
+    this.sessionId = facts.sessionId;
+    this.expectedSeq = facts.expectedSeq;
+  }
+}
+
+/** An argument is malformed. Thrown before anything is written. */
+export class InvalidArgumentError extends AgentStoreError {
+  readonly code = 'INVALID_ARGUMENT' as const;
+  /** Dotted path of the offending argument, e.g. `messages[2].role`. */
+  readonly argument: string;
+  constructor(facts: { argument: string; reason: string }) {
+    super(`Invalid ${facts.argument}: ${facts.reason}`);
+    this.argument = facts.argument;
+  }
+}
+
+/** Errors that prove an append did not commit; anything else leaves the outcome unknown. */
+export function isDefiniteAppendFailure(error: unknown): boolean {
+  return (
+    error instanceof SeqConflictError ||
+    error instanceof LeaseLostError ||
+    error instanceof PayloadTooLargeError ||
+    error instanceof InvalidArgumentError ||
+    error instanceof SessionAccessDeniedError ||
+    error instanceof SessionNotFoundError
+  );
+}

@@ -1,0 +1,47 @@
+export { type AgentConfig, type AgentDefinition, defineAgent } from './agent.ts';
+export * from './errors.ts';
+export { idempotencyKeyFor } from './idempotency.ts';
+export {
+  appendLeaseMatches,
+  canAcquireLease,
+  expiryIso,
+  isLeaseLive,
+  ownerMatches,
+  retryAfterMs,
+} from './lease-rules.ts';
+export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
+export { createInMemoryStore, type MemoryStoreOptions, memoryStore } from './memory-store.ts';
+export type { JsonValue, Lease, MessageRecord, NewMessage, Role, SessionRecord, ToolCall } from './records.ts';
+export { ROLES } from './records.ts';
+export { type RunOptions, type RunResult, run } from './run.ts';
+export type {
+  AcquireLeaseInput,
+  AgentStore,
+  AppendInput,
+  LeaseToken,
+  ListSessionsInput,
+  ListSessionsResult,
+  LoadOptions,
+  LoadResult,
+  SessionInit,
+  StoreLimits,
+} from './store.ts';
+export {
+  type AnyTool,
+  type ReconcileResult,
+  SchemaValidationError,
+  type ToolConfig,
+  type ToolContext,
+  type ToolDefinition,
+  tool,
+} from './tool.ts';
+export { findOrphanedCalls } from './tool-results.ts';
+export {
+  MAX_MESSAGE_ID_BYTES,
+  MAX_SESSION_ID_BYTES,
+  messageByteLength,
+  utf8ByteLength,
+  validateAppendInput,
+  validateSessionId,
+  validateTtlMs,
+} from './validation.ts';

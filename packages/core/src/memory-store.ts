@@ -1,0 +1,187 @@
+import {
+  CorruptRecordError,
+  InvalidArgumentError,
+  LeaseLostError,
+  SeqConflictError,
+  SessionAccessDeniedError,
+  SessionBusyError,
+} from './errors.ts';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  expiryIso,
+  ownerMatches,
+  retryAfterMs,
+} from './lease-rules.ts';
+import type { MessageRecord, SessionRecord } from './records.ts';
+import type { AgentStore, StoreLimits } from './store.ts';
+import { validateAppendInput, validateSessionId, validateTtlMs } from './validation.ts';
+
+interface StoredSession {
+  session: SessionRecord;
+  /** Survives release so the next grant's epoch is still higher than every earlier one. */
+  leaseEpoch: number;
+  /** JSON text, as a real store would hold it; decoded on every load. */
+  messages: string[];
+}
+
+export interface MemoryStoreOptions {
+  limits?: Partial<StoreLimits>;
+}
+
+const DEFAULT_LIMITS: StoreLimits = { maxMessageBytes: 4 * 1024 * 1024, maxMessagesPerAppend: 1000 };
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+/** The in-process store behind `memoryStore()` and the test-only durable store. */
+export function createInMemoryStore(durable: boolean, options: MemoryStoreOptions = {}): AgentStore {
+  const limits: StoreLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const sessions = new Map<string, StoredSession>();
+  let closed = false;
+
+  const assertOpen = () => {
+    if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
+  };
+
+  const decode = (sessionId: string, text: string, seq: number): MessageRecord => {
+    try {
+      return JSON.parse(text) as MessageRecord;
+    } catch (error) {
+      throw new CorruptRecordError({ sessionId, seq, reason: 'invalid JSON' }, { cause: error });
+    }
+  };
+
+  return {
+    durable,
+    limits,
+
+    async load(sessionId, options = {}) {
+      assertOpen();
+      validateSessionId(sessionId);
+      const stored = sessions.get(sessionId);
+      if (!stored) return null;
+      const afterSeq = options.afterSeq ?? 0;
+      const messages = stored.messages.slice(afterSeq).map((text, i) => decode(sessionId, text, afterSeq + i + 1));
+      return { session: clone(stored.session), messages };
+    },
+
+    async append(sessionId, input) {
+      assertOpen();
+      validateAppendInput(sessionId, input, limits);
+      const now = Date.now();
+      const stored = sessions.get(sessionId);
+      const headSeq = stored?.session.headSeq ?? 0;
+      if (headSeq !== input.expectedSeq) {
+        throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: headSeq });
+      }
+      if (!appendLeaseMatches(stored?.session.lease ?? null, input.lease, now)) {
+        throw new LeaseLostError({ sessionId, holder: input.lease?.holder ?? null, epoch: input.lease?.epoch ?? null });
+      }
+      const iso = new Date(now).toISOString();
+      const encoded = input.messages.map((m, i) => JSON.stringify({ ...m, seq: headSeq + i + 1 }));
+      const target: StoredSession = stored ?? {
+        session: {
+          id: sessionId,
+          agentName: input.session?.init?.agentName ?? '',
+          ownerId: input.session?.init?.ownerId ?? null,
+          tenantId: input.session?.init?.tenantId ?? null,
+          state: input.session?.init?.state ?? null,
+          headSeq: 0,
+          lease: null,
+          createdAt: iso,
+          updatedAt: iso,
+        },
+        leaseEpoch: 0,
+        messages: [],
+      };
+      target.messages.push(...encoded);
+      target.session.headSeq = headSeq + encoded.length;
+      target.session.updatedAt = iso;
+      if (input.session?.state !== undefined) target.session.state = clone(input.session.state);
+      if (input.releaseLease) target.session.lease = null;
+      sessions.set(sessionId, target);
+      return { headSeq: target.session.headSeq };
+    },
+
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
+      assertOpen();
+      validateSessionId(sessionId);
+      validateTtlMs(ttlMs);
+      const now = Date.now();
+      const iso = new Date(now).toISOString();
+      let stored = sessions.get(sessionId);
+      if (stored && !ownerMatches(stored.session, init)) throw new SessionAccessDeniedError({ sessionId });
+      if (stored && !canAcquireLease(stored.session.lease, holder, now)) {
+        throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(stored.session.lease!, now) });
+      }
+      if (!stored) {
+        stored = {
+          session: { id: sessionId, ...clone(init), headSeq: 0, lease: null, createdAt: iso, updatedAt: iso },
+          leaseEpoch: 0,
+          messages: [],
+        };
+        sessions.set(sessionId, stored);
+      }
+      stored.leaseEpoch += 1;
+      stored.session.lease = { holder, epoch: stored.leaseEpoch, expiresAt: expiryIso(now, ttlMs) };
+      return { epoch: stored.leaseEpoch, session: clone(stored.session) };
+    },
+
+    async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      assertOpen();
+      validateTtlMs(ttlMs);
+      const lease = sessions.get(sessionId)?.session.lease ?? null;
+      if (!lease || lease.holder !== holder || lease.epoch !== epoch) {
+        throw new LeaseLostError({ sessionId, holder, epoch });
+      }
+      lease.expiresAt = expiryIso(Date.now(), ttlMs);
+      return { expiresAt: lease.expiresAt };
+    },
+
+    async releaseLease(sessionId, { holder, epoch }) {
+      assertOpen();
+      const stored = sessions.get(sessionId);
+      const lease = stored?.session.lease ?? null;
+      if (!stored || !lease || lease.holder !== holder || lease.epoch !== epoch) return { released: false };
+      stored.session.lease = null;
+      return { released: true };
+    },
+
+    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      assertOpen();
+      if (!Number.isSafeInteger(limit) || limit < 1) {
+        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
+      }
+      const matching = [...sessions.values()]
+        .map((s) => s.session)
+        .filter(
+          (s) =>
+            (ownerId === undefined || s.ownerId === ownerId) &&
+            (tenantId === undefined || s.tenantId === tenantId) &&
+            (agentName === undefined || s.agentName === agentName) &&
+            (cursor == null || s.id > cursor),
+        )
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const page = matching.slice(0, limit).map(clone);
+      return { sessions: page, nextCursor: matching.length > limit ? page[page.length - 1]!.id : null };
+    },
+
+    async deleteSession(sessionId) {
+      assertOpen();
+      return { deleted: sessions.delete(sessionId) };
+    },
+
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+/**
+ * A store with the full contract (seq checks, leases, limits) that lives in this process only.
+ * `durable: false`, so `run()` refuses it when given a `sessionId`.
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): AgentStore {
+  return createInMemoryStore(false, options);
+}
+

@@ -1,0 +1,52 @@
+/** Any value that survives `JSON.stringify` → `JSON.parse` unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: JsonValue;
+}
+
+/** The single-writer lease on a session. `epoch` is a fencing token bumped by every grant. */
+export interface Lease {
+  holder: string;
+  epoch: number;
+  /** ISO-8601. */
+  expiresAt: string;
+}
+
+export interface SessionRecord {
+  id: string;
+  agentName: string;
+  ownerId: string | null;
+  tenantId: string | null;
+  state: JsonValue;
+  /** Seq of the last message; 0 when the session has none. */
+  headSeq: number;
+  lease: Lease | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A message as the caller hands it to `append`; the store assigns `seq`. */
+export interface NewMessage {
+  /** Client-generated, unique within its session. Resolving an unknown append outcome relies on it. */
+  id: string;
+  role: Role;
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  toolName?: string;
+  /** Marks special messages, e.g. `tool-durability-error`, `tool-error`. */
+  kind?: string;
+  createdAt: string;
+}
+
+export interface MessageRecord extends NewMessage {
+  /** 1, 2, 3… contiguous within the session. */
+  seq: number;
+}
+
+export const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];

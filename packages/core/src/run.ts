@@ -1,0 +1,238 @@
+import type { AgentDefinition } from './agent.ts';
+import { InvalidArgumentError, LeaseLostError, MemoryStoreNotDurableError } from './errors.ts';
+import { keepLeaseAlive } from './lease-keeper.ts';
+import type { LlmAdapter, LlmMessage, LlmToolSpec, Usage } from './llm.ts';
+import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
+import { durableLedger, type MessageLedger, resultCommitter, statelessLedger } from './session-writer.ts';
+import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
+import { type CallScope, findOrphanedCalls, settleToolCall } from './tool-results.ts';
+import type { AnyTool } from './tool.ts';
+import { validateSessionId } from './validation.ts';
+
+export interface RunOptions {
+  /** A durable store plus a `sessionId` turns on durable mode. */
+  store?: AgentStore;
+  sessionId?: string;
+  /** The user's message; optional when resuming a session. */
+  message?: string;
+  llm: LlmAdapter;
+  /** Added to (and overriding by name) the agent's tools. */
+  tools?: Record<string, AnyTool>;
+  ownerId?: string | null;
+  tenantId?: string | null;
+  signal?: AbortSignal;
+  /** Lease time-to-live; renewed every third of it while the run works. Default 30 s. */
+  leaseTtlMs?: number;
+}
+
+export interface RunResult {
+  status: 'complete' | 'max-iterations';
+  /** The final assistant text. */
+  response: string;
+  sessionId: string | null;
+  headSeq: number;
+  /** Every message of the session, as stored. */
+  messages: MessageRecord[];
+  /** Tokens used by this run's model calls. */
+  usage: Usage;
+}
+
+const DEFAULT_LEASE_TTL_MS = 30_000;
+
+interface Conversation {
+  ledger: MessageLedger;
+  messages: MessageRecord[];
+  scope: CallScope;
+  usage: Usage;
+}
+
+const toLlmMessage = ({ role, content, toolCalls, toolCallId, toolName }: MessageRecord): LlmMessage => ({
+  role,
+  content,
+  ...(toolCalls ? { toolCalls } : {}),
+  ...(toolCallId !== undefined ? { toolCallId } : {}),
+  ...(toolName !== undefined ? { toolName } : {}),
+});
+
+const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): NewMessage => ({
+  id,
+  ...fields,
+  createdAt: new Date().toISOString(),
+});
+
+/** Runs the calls in parallel; each result commits as soon as its handler settles. */
+async function settleAndCommit(conversation: Conversation, calls: ToolCall[], resumed: boolean): Promise<void> {
+  const commitSoon = resultCommitter(conversation.ledger);
+  const outcomes = await Promise.allSettled(
+    calls.map(async (call) => {
+      const records = await commitSoon(await settleToolCall(conversation.scope, call, resumed));
+      return records;
+    }),
+  );
+  const committed = new Map<number, MessageRecord>();
+  for (const outcome of outcomes) {
+    if (outcome.status === 'fulfilled') for (const record of outcome.value) committed.set(record.seq, record);
+  }
+  conversation.messages.push(...[...committed.values()].sort((a, b) => a.seq - b.seq));
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+function lastAnswer(messages: MessageRecord[]): MessageRecord | null {
+  const last = messages.at(-1);
+  return last && last.role === 'assistant' && !last.toolCalls?.length ? last : null;
+}
+
+async function loop(
+  agent: AgentDefinition,
+  options: RunOptions,
+  conversation: Conversation,
+  signal: AbortSignal,
+): Promise<RunResult> {
+  const { ledger, messages, scope, usage } = conversation;
+  const tools: LlmToolSpec[] = Object.entries(scope.tools).map(([name, t]) => ({
+    name,
+    description: t.description,
+    input: t.input,
+  }));
+  const result = (status: RunResult['status'], response: string): RunResult => ({
+    status,
+    response,
+    sessionId: scope.sessionId,
+    headSeq: ledger.headSeq,
+    messages,
+    usage,
+  });
+
+  const orphans = findOrphanedCalls(messages);
+  if (orphans.length > 0) await settleAndCommit(conversation, orphans, true);
+
+  let pendingUser: NewMessage | null = null;
+  if (options.message !== undefined) {
+    pendingUser = newMessage(scope.newId(), { role: 'user', content: options.message });
+  } else {
+    const answer = lastAnswer(messages);
+    if (answer) return result('complete', answer.content);
+    if (messages.length === 0) {
+      throw new InvalidArgumentError({ argument: 'message', reason: 'is required to start a new session' });
+    }
+  }
+
+  for (let iteration = 0; iteration < agent.maxIterations; iteration++) {
+    signal.throwIfAborted();
+    const pending = pendingUser ? [pendingUser] : [];
+    const response = await options.llm.generate({
+      system: agent.instructions,
+      messages: [...messages, ...pending.map((m) => ({ ...m, seq: 0 }))].map(toLlmMessage),
+      tools,
+      signal,
+    });
+    usage.inputTokens += response.usage?.inputTokens ?? 0;
+    usage.outputTokens += response.usage?.outputTokens ?? 0;
+    const assistantSeq = ledger.headSeq + pending.length + 1;
+    // Calls without provider ids get ids fixed by their position, before anything is stored.
+    const calls: ToolCall[] = response.toolCalls.map((call, i) => ({
+      id: call.id ?? `call_${assistantSeq}_${i}`,
+      name: call.name,
+      input: call.input,
+    }));
+    const assistant = newMessage(scope.newId(), {
+      role: 'assistant',
+      content: response.text,
+      ...(calls.length ? { toolCalls: calls } : {}),
+    });
+    pendingUser = null;
+    if (calls.length === 0) {
+      messages.push(...(await ledger.commit([...pending, assistant], { releaseLease: true })));
+      return result('complete', response.text);
+    }
+    messages.push(...(await ledger.commit([...pending, assistant]))); // write #1
+    await settleAndCommit(conversation, calls, false); // write #2, per settled result
+  }
+  return result('max-iterations', lastAnswer(messages)?.content ?? '');
+}
+
+/**
+ * Runs an agent. With a durable store and a `sessionId`, every step is committed before and
+ * after its tools run, under a single-writer lease, and a crashed run resumes where it stopped.
+ */
+export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
+  const { store, sessionId } = options;
+  if (sessionId !== undefined) validateSessionId(sessionId);
+  if (store && sessionId !== undefined && !store.durable) throw new MemoryStoreNotDurableError({ sessionId });
+  const outer = options.signal ?? new AbortController().signal;
+  const tools = { ...agent.tools, ...options.tools };
+  const ownerId = options.ownerId ?? null;
+  const tenantId = options.tenantId ?? null;
+  const newId = () => crypto.randomUUID();
+  const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+
+  if (!store || sessionId === undefined) {
+    const scope: CallScope = { sessionId: null, ownerId, tenantId, signal: outer, tools, newId };
+    return loop(agent, options, { ledger: statelessLedger(), messages: [], scope, usage }, outer);
+  }
+
+  const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const init: SessionInit = { agentName: agent.name, ownerId, tenantId, state: { usage: { inputTokens: 0, outputTokens: 0 } } };
+  const holder = newId();
+  const { epoch, session } = await store.acquireLease(sessionId, { holder, ttlMs, init });
+  const lease: LeaseToken = { holder, epoch };
+  const leaseLost = new AbortController();
+  const signal = AbortSignal.any([outer, leaseLost.signal]);
+  const keeper = keepLeaseAlive({
+    store,
+    sessionId,
+    lease,
+    ttlMs,
+    onLost: (error) => leaseLost.abort(error),
+  });
+  let released = false;
+  try {
+    const loaded = await store.load(sessionId);
+    const messages = loaded?.messages ?? [];
+    const priorUsage = (session.state as { usage?: Usage } | null)?.usage;
+    const totalUsage = (): JsonValue => ({
+      usage: {
+        inputTokens: (priorUsage?.inputTokens ?? 0) + usage.inputTokens,
+        outputTokens: (priorUsage?.outputTokens ?? 0) + usage.outputTokens,
+      },
+    });
+    const base = durableLedger({
+      store,
+      sessionId,
+      lease,
+      headSeq: loaded?.session.headSeq ?? 0,
+      init,
+      state: totalUsage,
+    });
+    const ledger: MessageLedger = {
+      get headSeq() {
+        return base.headSeq;
+      },
+      async commit(batch, commitOptions) {
+        signal.throwIfAborted();
+        const records = await base.commit(batch, commitOptions);
+        if (commitOptions?.releaseLease) released = true;
+        return records;
+      },
+    };
+    const scope: CallScope = { sessionId, ownerId, tenantId, signal, tools, newId };
+    const outcome = await loop(agent, options, { ledger, messages, scope, usage }, signal);
+    if (!released) {
+      released = true;
+      await store.releaseLease(sessionId, lease);
+    }
+    return outcome;
+  } catch (error) {
+    if (!released && !(error instanceof LeaseLostError)) {
+      // The run's own error is what the caller needs; a failed release only delays the next
+      // run until the lease expires, and is attached for diagnosis rather than dropped.
+      await store.releaseLease(sessionId, lease).catch((releaseError: unknown) => {
+        if (error instanceof Error) Object.assign(error, { leaseReleaseError: releaseError });
+      });
+    }
+    throw error;
+  } finally {
+    keeper.stop();
+  }
+}

@@ -1,0 +1,101 @@
+import type { JsonValue, MessageRecord, NewMessage, SessionRecord } from './records.ts';
+
+/** What a writer proves it holds: the lease holder and the epoch it was granted. */
+export interface LeaseToken {
+  holder: string;
+  epoch: number;
+}
+
+/** Fields a session is created with when it does not exist yet. */
+export interface SessionInit {
+  agentName: string;
+  ownerId: string | null;
+  tenantId: string | null;
+  state: JsonValue;
+}
+
+export interface AppendInput {
+  /** The `headSeq` the writer last saw. The append commits only if the store still holds it. */
+  expectedSeq: number;
+  messages: NewMessage[];
+  /**
+   * The session write that lands with the messages. `state` replaces the stored state.
+   * `init` is used only when `expectedSeq` is 0 and the session does not exist; owner and
+   * tenant of an existing session are never changed by an append.
+   */
+  session?: { state?: JsonValue; init?: SessionInit };
+  /**
+   * The writer's lease. The append commits only if the stored lease has this holder and epoch.
+   * `null` appends without a lease: allowed only while no unexpired lease is held.
+   */
+  lease: LeaseToken | null;
+  /** Release the lease in the same atomic write (saves a round trip at the end of a run). */
+  releaseLease?: boolean;
+}
+
+export interface LoadOptions {
+  /** Only messages with `seq > afterSeq`. */
+  afterSeq?: number;
+}
+
+export interface LoadResult {
+  session: SessionRecord;
+  messages: MessageRecord[];
+}
+
+export interface AcquireLeaseInput {
+  holder: string;
+  ttlMs: number;
+  /**
+   * Creates the session when absent. When the session exists, its `ownerId` and `tenantId`
+   * must equal these or the call fails with `SessionAccessDeniedError` and changes nothing.
+   */
+  init: SessionInit;
+}
+
+export interface ListSessionsInput {
+  ownerId?: string;
+  tenantId?: string;
+  agentName?: string;
+  limit: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string | null;
+}
+
+export interface ListSessionsResult {
+  /** Ordered by session id. */
+  sessions: SessionRecord[];
+  nextCursor: string | null;
+}
+
+export interface StoreLimits {
+  /** Largest message accepted, measured by `messageByteLength`. */
+  maxMessageBytes: number;
+  maxMessagesPerAppend: number;
+}
+
+/**
+ * The durable store behind `run()`. Every method is async; an adapter is a factory returning
+ * a plain object. See DESIGN.md for the full contract; `@agentstore/conformance` checks it.
+ */
+export interface AgentStore {
+  /** True when an acknowledged append survives the process and the machine. */
+  readonly durable: boolean;
+  readonly limits: StoreLimits;
+  load(sessionId: string, options?: LoadOptions): Promise<LoadResult | null>;
+  /**
+   * Atomic: all messages and the session write land together or not at all. Throws
+   * `SeqConflictError` when the stored `headSeq` differs from `expectedSeq`, `LeaseLostError`
+   * when the lease does not match, `PayloadTooLargeError` / `InvalidArgumentError` before any write.
+   */
+  append(sessionId: string, input: AppendInput): Promise<{ headSeq: number }>;
+  /** Takes the lease when free, expired or already the holder's; else `SessionBusyError`. */
+  acquireLease(sessionId: string, input: AcquireLeaseInput): Promise<{ epoch: number; session: SessionRecord }>;
+  /** Extends a held lease; `LeaseLostError` when the holder or epoch no longer match. */
+  renewLease(sessionId: string, input: LeaseToken & { ttlMs: number }): Promise<{ expiresAt: string }>;
+  /** Frees the lease if this holder and epoch still hold it; `released: false` otherwise. */
+  releaseLease(sessionId: string, input: LeaseToken): Promise<{ released: boolean }>;
+  listSessions(input: ListSessionsInput): Promise<ListSessionsResult>;
+  deleteSession(sessionId: string): Promise<{ deleted: boolean }>;
+  close(): Promise<void>;
+}

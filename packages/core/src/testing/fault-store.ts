@@ -1,0 +1,94 @@
+import type { AgentStore } from '../store.ts';
+
+/** A simulated process death. Once thrown, the faulty store refuses every later call. */
+export class SimulatedCrashError extends Error {
+  readonly code = 'SIMULATED_CRASH' as const;
+  constructor(where: string) {
+    super(`simulated crash ${where}`);
+    this.name = 'SimulatedCrashError';
+  }
+}
+
+/** A lost acknowledgement: the write may have committed, the caller cannot tell. */
+export class SimulatedAckLostError extends Error {
+  readonly code = 'SIMULATED_ACK_LOST' as const;
+  constructor(where: string) {
+    super(`simulated connection drop ${where}`);
+    this.name = 'SimulatedAckLostError';
+  }
+}
+
+export type FaultableOp = 'append' | 'acquireLease' | 'renewLease' | 'releaseLease' | 'load';
+
+export interface FaultPlan {
+  op: FaultableOp;
+  /** 1-based: the fault hits the `call`-th call of `op` through this wrapper. */
+  call: number;
+  /** `before`: the call is not performed. `after`: it is performed, then the fault hits. */
+  when: 'before' | 'after';
+  /** `crash`: the process "dies" (this wrapper refuses all later calls). `ack-lost`: one error, then normal. */
+  effect: 'crash' | 'ack-lost';
+}
+
+export interface FaultyStore extends AgentStore {
+  /** True once the fault has fired. */
+  readonly tripped: boolean;
+  /** Calls seen per operation. */
+  readonly calls: Readonly<Record<FaultableOp, number>>;
+}
+
+const OPS: FaultableOp[] = ['append', 'acquireLease', 'renewLease', 'releaseLease', 'load'];
+
+/** Wraps a store so that one chosen call fails the way a crash or a dropped connection would. */
+export function faultyStore(store: AgentStore, plan: FaultPlan): FaultyStore {
+  const calls = Object.fromEntries(OPS.map((op) => [op, 0])) as Record<FaultableOp, number>;
+  let tripped = false;
+  let dead = false;
+
+  const wrap = <Op extends FaultableOp>(op: Op) =>
+    (async (...args: unknown[]) => {
+      if (dead) throw new SimulatedCrashError(`(process already dead) at ${op}`);
+      calls[op] += 1;
+      const hit = !tripped && op === plan.op && calls[op] === plan.call;
+      const where = `${plan.when} ${op} #${calls[op]}`;
+      const fire = () => {
+        tripped = true;
+        if (plan.effect === 'crash') {
+          dead = true;
+          throw new SimulatedCrashError(where);
+        }
+        throw new SimulatedAckLostError(where);
+      };
+      if (hit && plan.when === 'before') fire();
+      const result = await (store[op] as (...a: unknown[]) => Promise<unknown>)(...args);
+      if (hit) fire();
+      return result;
+    }) as AgentStore[Op];
+
+  return {
+    durable: store.durable,
+    limits: store.limits,
+    load: wrap('load'),
+    append: wrap('append'),
+    acquireLease: wrap('acquireLease'),
+    renewLease: wrap('renewLease'),
+    releaseLease: wrap('releaseLease'),
+    listSessions: (input) => store.listSessions(input),
+    deleteSession: (id) => store.deleteSession(id),
+    close: () => store.close(),
+    get tripped() {
+      return tripped;
+    },
+    get calls() {
+      return calls;
+    },
+  };
+}
+
+/**
+ * For users coming from `@vertz/agents`: throws on the n-th `append` without performing it
+ * (n = 2 is the first tool-result write), then behaves like a dead process.
+ */
+export function crashAfterToolResults(store: AgentStore, n = 2): FaultyStore {
+  return faultyStore(store, { op: 'append', call: n, when: 'before', effect: 'crash' });
+}

@@ -1,0 +1,21 @@
+import { createInMemoryStore, type MemoryStoreOptions } from '../memory-store.ts';
+import type { AgentStore } from '../store.ts';
+
+export {
+  crashAfterToolResults,
+  type FaultableOp,
+  type FaultPlan,
+  type FaultyStore,
+  faultyStore,
+  SimulatedAckLostError,
+  SimulatedCrashError,
+} from './fault-store.ts';
+export { type ScriptedLlm, type ScriptStep, scriptedLlm, unreachableLlm } from './scripted-llm.ts';
+
+/**
+ * An in-process store that claims durability, for tests of crash and resume within one process.
+ * Never use it in production: nothing survives the process.
+ */
+export function durableMemoryStore(options: MemoryStoreOptions = {}): AgentStore {
+  return createInMemoryStore(true, options);
+}

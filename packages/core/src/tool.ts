@@ -1,0 +1,78 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+
+/** What a handler learns about the call it serves. */
+export interface ToolContext {
+  sessionId: string | null;
+  toolCallId: string;
+  /**
+   * Derived from session and tool-call id: identical on every re-invocation of this call.
+   * Pass it to Stripe-style APIs so the downstream service dedupes.
+   */
+  idempotencyKey: string;
+  /** 1 on the first invocation; 2 when re-invoked after a crash (an earlier attempt may have run). */
+  attempt: number;
+  signal: AbortSignal;
+  ownerId: string | null;
+  tenantId: string | null;
+}
+
+/** What `reconcile` learned from the outside world about an interrupted call. */
+export type ReconcileResult<Output> = { happened: true; output: Output } | { happened: false };
+
+export interface ToolConfig<Input extends StandardSchemaV1, Output> {
+  description: string;
+  input: Input;
+  output?: StandardSchemaV1<Output>;
+  handler: (input: StandardSchemaV1.InferOutput<Input>, ctx: ToolContext) => Promise<Output> | Output;
+  /** Re-invoke the handler when a crash interrupted it. Only for tools with no side effect. */
+  safeToRetry?: boolean;
+  /**
+   * Asks the outside world whether an interrupted call took effect. `happened: false` runs
+   * the handler again (with the same idempotency key); `happened: true` records `output`.
+   */
+  reconcile?: (
+    input: StandardSchemaV1.InferOutput<Input>,
+    ctx: ToolContext,
+  ) => Promise<ReconcileResult<Output>> | ReconcileResult<Output>;
+}
+
+export interface ToolDefinition<Input extends StandardSchemaV1 = StandardSchemaV1, Output = unknown>
+  extends ToolConfig<Input, Output> {
+  readonly kind: 'agentstore-tool';
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tools of any schema live in one record
+export type AnyTool = ToolDefinition<any, any>;
+
+/** Declares a tool; the handler's input type is inferred from the `input` schema. */
+export function tool<Input extends StandardSchemaV1, Output>(
+  config: ToolConfig<Input, Output>,
+): ToolDefinition<Input, Output> {
+  return { ...config, kind: 'agentstore-tool' };
+}
+
+export class SchemaValidationError extends Error {
+  readonly code = 'SCHEMA_VALIDATION' as const;
+  readonly issues: ReadonlyArray<StandardSchemaV1.Issue>;
+  constructor(what: string, issues: ReadonlyArray<StandardSchemaV1.Issue>) {
+    const details = issues
+      .map((issue) => {
+        const path = issue.path?.map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.');
+        return path ? `${path}: ${issue.message}` : issue.message;
+      })
+      .join('; ');
+    super(`${what} is invalid: ${details}`);
+    this.name = 'SchemaValidationError';
+    this.issues = issues;
+  }
+}
+
+export async function validateWithSchema<Schema extends StandardSchemaV1>(
+  schema: Schema,
+  value: unknown,
+  what: string,
+): Promise<StandardSchemaV1.InferOutput<Schema>> {
+  const result = await schema['~standard'].validate(value);
+  if (result.issues) throw new SchemaValidationError(what, result.issues);
+  return result.value as StandardSchemaV1.InferOutput<Schema>;
+}
