@@ -1,0 +1,8 @@
+export type {
+  ConformanceTarget,
+  RawAppendFloor,
+  RawMessageRow,
+  RawReader,
+  RawSessionRow,
+  StoreCapabilities,
+} from './target.ts';
