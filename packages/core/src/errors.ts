@@ -129,7 +129,10 @@ export class CorruptRecordError extends AgentStoreError {
   readonly sessionId: string;
   /** The message seq, or null when the session record itself is corrupt. */
   readonly seq: number | null;
-  constructor(facts: { sessionId: string; seq: number | null; reason: string }, options?: { cause?: unknown }) {
+  constructor(
+    facts: { sessionId: string; seq: number | null; reason: string },
+    options?: { cause?: unknown },
+  ) {
     super(
       `Session ${JSON.stringify(facts.sessionId)}: stored ${facts.seq === null ? 'session record' : `message seq ${facts.seq}`} ` +
         `cannot be decoded (${facts.reason})`,
@@ -165,14 +168,20 @@ export class AppendOutcomeUnknownError extends AgentStoreError {
   readonly code = 'APPEND_OUTCOME_UNKNOWN' as const;
   readonly sessionId: string;
   readonly expectedSeq: number;
-  constructor(facts: { sessionId: string; expectedSeq: number }, options?: { cause?: unknown }) {
+  /** Why the re-read could not settle it (the append's own failure is `cause`). */
+  readonly rereadError: unknown;
+  constructor(
+    facts: { sessionId: string; expectedSeq: number; rereadError?: unknown },
+    options?: { cause?: unknown },
+  ) {
     super(
       `Session ${JSON.stringify(facts.sessionId)}: the append after seq ${facts.expectedSeq} may or may not ` +
-        'have committed and re-reading failed; the next run resolves it',
+        'have committed and re-reading could not tell; the next run resolves it',
       options,
     );
     this.sessionId = facts.sessionId;
     this.expectedSeq = facts.expectedSeq;
+    this.rereadError = facts.rereadError ?? null;
   }
 }
 

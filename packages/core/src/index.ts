@@ -11,7 +11,15 @@ export {
 } from './lease-rules.ts';
 export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 export { createInMemoryStore, type MemoryStoreOptions, memoryStore } from './memory-store.ts';
-export type { JsonValue, Lease, MessageRecord, NewMessage, Role, SessionRecord, ToolCall } from './records.ts';
+export type {
+  JsonValue,
+  Lease,
+  MessageRecord,
+  NewMessage,
+  Role,
+  SessionRecord,
+  ToolCall,
+} from './records.ts';
 export { ROLES } from './records.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
 export type {

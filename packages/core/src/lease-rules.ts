@@ -26,7 +26,10 @@ export function retryAfterMs(lease: Lease, nowMs: number): number {
 }
 
 /** A session may be leased only by a caller with the same owner and tenant (null matches null only). */
-export function ownerMatches(session: Pick<SessionRecord, 'ownerId' | 'tenantId'>, init: SessionInit): boolean {
+export function ownerMatches(
+  session: Pick<SessionRecord, 'ownerId' | 'tenantId'>,
+  init: SessionInit,
+): boolean {
   return session.ownerId === init.ownerId && session.tenantId === init.tenantId;
 }
 

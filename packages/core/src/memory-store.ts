@@ -6,13 +6,7 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
 } from './errors.ts';
-import {
-  appendLeaseMatches,
-  canAcquireLease,
-  expiryIso,
-  ownerMatches,
-  retryAfterMs,
-} from './lease-rules.ts';
+import { appendLeaseMatches, canAcquireLease, expiryIso, ownerMatches, retryAfterMs } from './lease-rules.ts';
 import type { MessageRecord, SessionRecord } from './records.ts';
 import type { AgentStore, StoreLimits } from './store.ts';
 import { validateAppendInput, validateSessionId, validateTtlMs } from './validation.ts';
@@ -61,7 +55,9 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       const stored = sessions.get(sessionId);
       if (!stored) return null;
       const afterSeq = options.afterSeq ?? 0;
-      const messages = stored.messages.slice(afterSeq).map((text, i) => decode(sessionId, text, afterSeq + i + 1));
+      const messages = stored.messages
+        .slice(afterSeq)
+        .map((text, i) => decode(sessionId, text, afterSeq + i + 1));
       return { session: clone(stored.session), messages };
     },
 
@@ -75,7 +71,11 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
         throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: headSeq });
       }
       if (!appendLeaseMatches(stored?.session.lease ?? null, input.lease, now)) {
-        throw new LeaseLostError({ sessionId, holder: input.lease?.holder ?? null, epoch: input.lease?.epoch ?? null });
+        throw new LeaseLostError({
+          sessionId,
+          holder: input.lease?.holder ?? null,
+          epoch: input.lease?.epoch ?? null,
+        });
       }
       const iso = new Date(now).toISOString();
       const encoded = input.messages.map((m, i) => JSON.stringify({ ...m, seq: headSeq + i + 1 }));
@@ -184,4 +184,3 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
 export function memoryStore(options: MemoryStoreOptions = {}): AgentStore {
   return createInMemoryStore(false, options);
 }
-

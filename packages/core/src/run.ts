@@ -5,8 +5,8 @@ import type { LlmAdapter, LlmMessage, LlmToolSpec, Usage } from './llm.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
 import { durableLedger, type MessageLedger, resultCommitter, statelessLedger } from './session-writer.ts';
 import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
-import { type CallScope, findOrphanedCalls, settleToolCall } from './tool-results.ts';
 import type { AnyTool } from './tool.ts';
+import { type CallScope, findOrphanedCalls, settleToolCall } from './tool-results.ts';
 import { validateSessionId } from './validation.ts';
 
 export interface RunOptions {
@@ -61,7 +61,11 @@ const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): N
 });
 
 /** Runs the calls in parallel; each result commits as soon as its handler settles. */
-async function settleAndCommit(conversation: Conversation, calls: ToolCall[], resumed: boolean): Promise<void> {
+async function settleAndCommit(
+  conversation: Conversation,
+  calls: ToolCall[],
+  resumed: boolean,
+): Promise<void> {
   const commitSoon = resultCommitter(conversation.ledger);
   const outcomes = await Promise.allSettled(
     calls.map(async (call) => {
@@ -173,7 +177,12 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
   }
 
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-  const init: SessionInit = { agentName: agent.name, ownerId, tenantId, state: { usage: { inputTokens: 0, outputTokens: 0 } } };
+  const init: SessionInit = {
+    agentName: agent.name,
+    ownerId,
+    tenantId,
+    state: { usage: { inputTokens: 0, outputTokens: 0 } },
+  };
   const holder = newId();
   const { epoch, session } = await store.acquireLease(sessionId, { holder, ttlMs, init });
   const lease: LeaseToken = { holder, epoch };

@@ -55,7 +55,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
     try {
       reread = await store.load(sessionId, { afterSeq: expectedSeq });
     } catch (error) {
-      throw new AppendOutcomeUnknownError({ sessionId, expectedSeq }, { cause: [cause, error] });
+      throw new AppendOutcomeUnknownError({ sessionId, expectedSeq, rereadError: error }, { cause });
     }
     if (!reread || reread.session.headSeq === expectedSeq) return false;
     const ours = messages.every((message, i) => reread.messages[i]?.id === message.id);
@@ -84,7 +84,8 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
           return withSeqs(messages, expectedSeq);
         } catch (error) {
           // A conflict after an unknown outcome may be our own earlier attempt landing late.
-          const mustReread = !isDefiniteAppendFailure(error) || (outcomeUnknown && error instanceof SeqConflictError);
+          const mustReread =
+            !isDefiniteAppendFailure(error) || (outcomeUnknown && error instanceof SeqConflictError);
           if (!mustReread) throw error;
           outcomeUnknown = true;
           if (await landed(expectedSeq, messages, error)) {

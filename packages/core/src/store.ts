@@ -90,7 +90,10 @@ export interface AgentStore {
    */
   append(sessionId: string, input: AppendInput): Promise<{ headSeq: number }>;
   /** Takes the lease when free, expired or already the holder's; else `SessionBusyError`. */
-  acquireLease(sessionId: string, input: AcquireLeaseInput): Promise<{ epoch: number; session: SessionRecord }>;
+  acquireLease(
+    sessionId: string,
+    input: AcquireLeaseInput,
+  ): Promise<{ epoch: number; session: SessionRecord }>;
   /** Extends a held lease; `LeaseLostError` when the holder or epoch no longer match. */
   renewLease(sessionId: string, input: LeaseToken & { ttlMs: number }): Promise<{ expiresAt: string }>;
   /** Frees the lease if this holder and epoch still hold it; `released: false` otherwise. */

@@ -44,9 +44,14 @@ async function runHandler(scope: CallScope, tool: AnyTool, call: ToolCall, input
  * Turns one tool call into its result message. `resumed` marks a call interrupted by a crash:
  * it goes to `reconcile`, is re-invoked only when `safeToRetry`, or gets a durability error.
  */
-export async function settleToolCall(scope: CallScope, call: ToolCall, resumed: boolean): Promise<NewMessage> {
+export async function settleToolCall(
+  scope: CallScope,
+  call: ToolCall,
+  resumed: boolean,
+): Promise<NewMessage> {
   const tool = scope.tools[call.name];
-  if (!tool) return resultMessage(scope, call, { error: `Unknown tool ${JSON.stringify(call.name)}` }, 'tool-error');
+  if (!tool)
+    return resultMessage(scope, call, { error: `Unknown tool ${JSON.stringify(call.name)}` }, 'tool-error');
   const ctx: ToolContext = {
     sessionId: scope.sessionId,
     toolCallId: call.id,
@@ -77,7 +82,13 @@ export async function settleToolCall(scope: CallScope, call: ToolCall, resumed: 
   return resultMessage(
     scope,
     call,
-    { error: durability.name, code: durability.code, message: durability.message, toolName: call.name, toolCallId: call.id },
+    {
+      error: durability.name,
+      code: durability.code,
+      message: durability.message,
+      toolName: call.name,
+      toolCallId: call.id,
+    },
     'tool-durability-error',
   );
 }

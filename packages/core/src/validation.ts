@@ -58,7 +58,10 @@ function validateMessage(message: NewMessage, path: string): void {
     });
   }
   if (!ROLES.includes(message.role)) {
-    throw new InvalidArgumentError({ argument: `${path}.role`, reason: `must be one of ${ROLES.join(', ')}` });
+    throw new InvalidArgumentError({
+      argument: `${path}.role`,
+      reason: `must be one of ${ROLES.join(', ')}`,
+    });
   }
   if (!isString(message.content)) {
     throw new InvalidArgumentError({ argument: `${path}.content`, reason: 'must be a string' });
@@ -73,7 +76,10 @@ function validateMessage(message: NewMessage, path: string): void {
   }
   if (message.toolCalls !== undefined) {
     if (!Array.isArray(message.toolCalls)) {
-      throw new InvalidArgumentError({ argument: `${path}.toolCalls`, reason: 'must be an array when present' });
+      throw new InvalidArgumentError({
+        argument: `${path}.toolCalls`,
+        reason: 'must be an array when present',
+      });
     }
     message.toolCalls.forEach((call, i) => {
       if (!isString(call?.id) || call.id.length === 0 || !isString(call.name)) {
@@ -104,7 +110,10 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
   if (input.lease !== null) {
     const lease = input.lease;
     if (typeof lease !== 'object' || !isString(lease.holder) || !Number.isSafeInteger(lease.epoch)) {
-      throw new InvalidArgumentError({ argument: 'lease', reason: 'must be null or { holder: string, epoch: integer }' });
+      throw new InvalidArgumentError({
+        argument: 'lease',
+        reason: 'must be null or { holder: string, epoch: integer }',
+      });
     }
   }
   if (input.messages.length > limits.maxMessagesPerAppend) {
@@ -120,7 +129,10 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
   input.messages.forEach((message, i) => {
     validateMessage(message, `messages[${i}]`);
     if (ids.has(message.id)) {
-      throw new InvalidArgumentError({ argument: `messages[${i}].id`, reason: 'duplicates another id in this append' });
+      throw new InvalidArgumentError({
+        argument: `messages[${i}].id`,
+        reason: 'duplicates another id in this append',
+      });
     }
     ids.add(message.id);
     const size = messageByteLength(message);

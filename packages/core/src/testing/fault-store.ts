@@ -9,6 +9,17 @@ export class SimulatedCrashError extends Error {
   }
 }
 
+/**
+ * True when `error`, or any error in its `cause` chain, is a simulated crash: a run that hit
+ * one may surface it wrapped (e.g. as the cause of an `AppendOutcomeUnknownError`).
+ */
+export function isSimulatedCrash(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (e instanceof SimulatedCrashError) return true;
+  }
+  return false;
+}
+
 /** A lost acknowledgement: the write may have committed, the caller cannot tell. */
 export class SimulatedAckLostError extends Error {
   readonly code = 'SIMULATED_ACK_LOST' as const;

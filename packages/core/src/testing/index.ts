@@ -7,6 +7,7 @@ export {
   type FaultPlan,
   type FaultyStore,
   faultyStore,
+  isSimulatedCrash,
   SimulatedAckLostError,
   SimulatedCrashError,
 } from './fault-store.ts';
