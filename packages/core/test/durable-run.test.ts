@@ -16,6 +16,7 @@ import {
   durableMemoryStore,
   faultyStore,
   isSimulatedCrash,
+  type ScriptStep,
   scriptedLlm,
   unreachableLlm,
 } from '../src/testing/index.ts';
@@ -144,7 +145,7 @@ describe('crash and resume (the @vertz/agents acceptance scenarios)', () => {
 
 describe('lost acknowledgements', () => {
   it('resolves an ack lost after commit at every append of a 3-step run by re-reading: no duplicates, no second handler call', async () => {
-    const script = [
+    const script: ScriptStep[] = [
       {
         toolCalls: [
           { id: 'a', name: 'postSlack', input: { text: 'one' } },
