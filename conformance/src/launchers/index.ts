@@ -1,1 +1,2 @@
+export * from './d1.ts';
 export * from './process-tools.ts';
