@@ -207,3 +207,35 @@ export function isDefiniteAppendFailure(error: unknown): boolean {
     error instanceof SessionNotFoundError
   );
 }
+
+/** The session waits on human decisions for these calls; pass `approvals` to `run()`. */
+export class ApprovalRequiredError extends AgentStoreError {
+  readonly code = 'APPROVAL_REQUIRED' as const;
+  readonly sessionId: string;
+  readonly toolCallIds: string[];
+  constructor(facts: { sessionId: string; toolCallIds: string[] }) {
+    super(
+      `Session ${JSON.stringify(facts.sessionId)} is waiting for approval of tool calls ` +
+        `${facts.toolCallIds.join(', ')}; pass a decision for each in run({ approvals })`,
+    );
+    this.sessionId = facts.sessionId;
+    this.toolCallIds = facts.toolCallIds;
+  }
+}
+
+/** A decision was given for a call that was already decided, or that awaits no approval. */
+export class InvalidApprovalError extends AgentStoreError {
+  readonly code = 'INVALID_APPROVAL' as const;
+  readonly sessionId: string;
+  readonly toolCallId: string;
+  readonly reason: 'already-decided' | 'unknown-call';
+  constructor(facts: { sessionId: string; toolCallId: string; reason: 'already-decided' | 'unknown-call' }) {
+    super(
+      `Session ${JSON.stringify(facts.sessionId)}: tool call ${JSON.stringify(facts.toolCallId)} ` +
+        (facts.reason === 'already-decided' ? 'was already decided' : 'is not awaiting approval'),
+    );
+    this.sessionId = facts.sessionId;
+    this.toolCallId = facts.toolCallId;
+    this.reason = facts.reason;
+  }
+}

@@ -1,4 +1,5 @@
 export { type AgentConfig, type AgentDefinition, defineAgent } from './agent.ts';
+export type { ApprovalDecision, PendingApproval } from './approvals.ts';
 export * from './errors.ts';
 export { idempotencyKeyFor } from './idempotency.ts';
 export {
@@ -22,6 +23,14 @@ export type {
 } from './records.ts';
 export { ROLES } from './records.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
+export { loadSessionAt } from './session-at.ts';
+export {
+  APPROVAL_DECIDED,
+  APPROVAL_REQUESTED,
+  type ApprovalDecisionRecord,
+  type FoldedSession,
+  foldSession,
+} from './session-fold.ts';
 export type {
   AcquireLeaseInput,
   AgentStore,
@@ -43,7 +52,6 @@ export {
   type ToolDefinition,
   tool,
 } from './tool.ts';
-export { findOrphanedCalls } from './tool-results.ts';
 export {
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,

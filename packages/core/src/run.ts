@@ -1,12 +1,21 @@
 import type { AgentDefinition } from './agent.ts';
+import {
+  type ApprovalDecision,
+  approvalRequestMessage,
+  checkDecisions,
+  decisionMessages,
+  type PendingApproval,
+  toPendingApproval,
+} from './approvals.ts';
 import { InvalidArgumentError, LeaseLostError, MemoryStoreNotDurableError } from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import type { LlmAdapter, LlmMessage, LlmToolSpec, Usage } from './llm.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
+import { foldSession, INTERNAL_KINDS } from './session-fold.ts';
 import { durableLedger, type MessageLedger, resultCommitter, statelessLedger } from './session-writer.ts';
 import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
 import type { AnyTool } from './tool.ts';
-import { type CallScope, findOrphanedCalls, settleToolCall } from './tool-results.ts';
+import { type CallScope, needsApproval, settleToolCall } from './tool-results.ts';
 import { validateSessionId } from './validation.ts';
 
 export interface RunOptions {
@@ -23,10 +32,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Lease time-to-live; renewed every third of it while the run works. Default 30 s. */
   leaseTtlMs?: number;
+  /** Decisions for calls the session waits on (`status: 'awaiting-approval'`), by tool-call id. */
+  approvals?: Record<string, ApprovalDecision>;
 }
 
 export interface RunResult {
-  status: 'complete' | 'max-iterations';
+  status: 'complete' | 'max-iterations' | 'awaiting-approval';
   /** The final assistant text. */
   response: string;
   sessionId: string | null;
@@ -35,6 +46,8 @@ export interface RunResult {
   messages: MessageRecord[];
   /** Tokens used by this run's model calls. */
   usage: Usage;
+  /** The calls waiting for a human when `status` is `awaiting-approval`; otherwise empty. */
+  pendingApprovals: PendingApproval[];
 }
 
 const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -82,9 +95,17 @@ async function settleAndCommit(
   if (failed) throw failed.reason;
 }
 
-function lastAnswer(messages: MessageRecord[]): MessageRecord | null {
-  const last = messages.at(-1);
-  return last && last.role === 'assistant' && !last.toolCalls?.length ? last : null;
+/** Settles what the stored session left open: human decisions first, then crash-interrupted calls. */
+async function settleOpenCalls(conversation: Conversation, decisions: Record<string, ApprovalDecision>) {
+  const { scope, ledger, messages } = conversation;
+  const folded = foldSession(messages);
+  if (scope.sessionId !== null) checkDecisions(scope.sessionId, folded, decisions);
+  if (folded.awaitingApproval.length) {
+    messages.push(...(await ledger.commit(decisionMessages(scope, folded.awaitingApproval, decisions))));
+    const approved = folded.awaitingApproval.filter((call) => decisions[call.id]?.approve);
+    if (approved.length) await settleAndCommit(conversation, approved, false);
+  }
+  if (folded.interruptedCalls.length) await settleAndCommit(conversation, folded.interruptedCalls, true);
 }
 
 async function loop(
@@ -99,24 +120,28 @@ async function loop(
     description: t.description,
     input: t.input,
   }));
-  const result = (status: RunResult['status'], response: string): RunResult => ({
+  const result = (
+    status: RunResult['status'],
+    response: string,
+    pendingApprovals: ToolCall[] = [],
+  ): RunResult => ({
     status,
     response,
     sessionId: scope.sessionId,
     headSeq: ledger.headSeq,
     messages,
     usage,
+    pendingApprovals: pendingApprovals.map(toPendingApproval),
   });
 
-  const orphans = findOrphanedCalls(messages);
-  if (orphans.length > 0) await settleAndCommit(conversation, orphans, true);
+  await settleOpenCalls(conversation, options.approvals ?? {});
 
   let pendingUser: NewMessage | null = null;
   if (options.message !== undefined) {
     pendingUser = newMessage(scope.newId(), { role: 'user', content: options.message });
   } else {
-    const answer = lastAnswer(messages);
-    if (answer) return result('complete', answer.content);
+    const folded = foldSession(messages);
+    if (folded.status === 'complete') return result('complete', folded.response ?? '');
     if (messages.length === 0) {
       throw new InvalidArgumentError({ argument: 'message', reason: 'is required to start a new session' });
     }
@@ -127,7 +152,9 @@ async function loop(
     const pending = pendingUser ? [pendingUser] : [];
     const response = await options.llm.generate({
       system: agent.instructions,
-      messages: [...messages, ...pending.map((m) => ({ ...m, seq: 0 }))].map(toLlmMessage),
+      messages: [...messages, ...pending.map((m) => ({ ...m, seq: 0 }))]
+        .filter((m) => !INTERNAL_KINDS.has(m.kind ?? ''))
+        .map(toLlmMessage),
       tools,
       signal,
     });
@@ -150,10 +177,15 @@ async function loop(
       messages.push(...(await ledger.commit([...pending, assistant], { releaseLease: true })));
       return result('complete', response.text);
     }
-    messages.push(...(await ledger.commit([...pending, assistant]))); // write #1
-    await settleAndCommit(conversation, calls, false); // write #2, per settled result
+    const waiting: ToolCall[] = [];
+    for (const call of calls) if (await needsApproval(scope, call)) waiting.push(call);
+    const request = waiting.length ? [approvalRequestMessage(scope, waiting)] : [];
+    messages.push(...(await ledger.commit([...pending, assistant, ...request]))); // write #1
+    const runNow = calls.filter((call) => !waiting.includes(call));
+    if (runNow.length) await settleAndCommit(conversation, runNow, false); // write #2, per settled result
+    if (waiting.length) return result('awaiting-approval', response.text, waiting);
   }
-  return result('max-iterations', lastAnswer(messages)?.content ?? '');
+  return result('max-iterations', '');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ToolDurabilityError } from './errors.ts';
 import { idempotencyKeyFor } from './idempotency.ts';
-import type { MessageRecord, NewMessage, ToolCall } from './records.ts';
+import type { NewMessage, ToolCall } from './records.ts';
 import { type AnyTool, SchemaValidationError, type ToolContext, validateWithSchema } from './tool.ts';
 
 export interface CallScope {
@@ -12,7 +12,7 @@ export interface CallScope {
   newId: () => string;
 }
 
-function resultMessage(scope: CallScope, call: ToolCall, content: unknown, kind?: string): NewMessage {
+export function resultMessage(scope: CallScope, call: ToolCall, content: unknown, kind?: string): NewMessage {
   return {
     id: scope.newId(),
     role: 'tool',
@@ -44,6 +44,28 @@ async function runHandler(scope: CallScope, tool: AnyTool, call: ToolCall, input
  * Turns one tool call into its result message. `resumed` marks a call interrupted by a crash:
  * it goes to `reconcile`, is re-invoked only when `safeToRetry`, or gets a durability error.
  */
+async function toolContext(scope: CallScope, call: ToolCall, attempt: number): Promise<ToolContext> {
+  return {
+    sessionId: scope.sessionId,
+    toolCallId: call.id,
+    idempotencyKey: await idempotencyKeyFor(scope.sessionId, call.id),
+    attempt,
+    signal: scope.signal,
+    ownerId: scope.ownerId,
+    tenantId: scope.tenantId,
+  };
+}
+
+/** Whether a fresh call must wait for a human. Calls with invalid input never wait: they fail. */
+export async function needsApproval(scope: CallScope, call: ToolCall): Promise<boolean> {
+  const tool = scope.tools[call.name];
+  if (!tool?.needsApproval) return false;
+  if (tool.needsApproval === true) return true;
+  const parsed = await tool.input['~standard'].validate(call.input);
+  if (parsed.issues) return false;
+  return (await tool.needsApproval(parsed.value, await toolContext(scope, call, 1))) === true;
+}
+
 export async function settleToolCall(
   scope: CallScope,
   call: ToolCall,
@@ -52,15 +74,7 @@ export async function settleToolCall(
   const tool = scope.tools[call.name];
   if (!tool)
     return resultMessage(scope, call, { error: `Unknown tool ${JSON.stringify(call.name)}` }, 'tool-error');
-  const ctx: ToolContext = {
-    sessionId: scope.sessionId,
-    toolCallId: call.id,
-    idempotencyKey: await idempotencyKeyFor(scope.sessionId, call.id),
-    attempt: resumed ? 2 : 1,
-    signal: scope.signal,
-    ownerId: scope.ownerId,
-    tenantId: scope.tenantId,
-  };
+  const ctx = await toolContext(scope, call, resumed ? 2 : 1);
   let input: unknown;
   try {
     input = await validateWithSchema(tool.input, call.input, `Input of tool ${call.name}`);
@@ -91,14 +105,4 @@ export async function settleToolCall(
     },
     'tool-durability-error',
   );
-}
-
-/** Tool calls of the last assistant message that have no result yet: a crash interrupted them. */
-export function findOrphanedCalls(messages: MessageRecord[]): ToolCall[] {
-  let index = messages.length - 1;
-  while (index >= 0 && messages[index]!.role === 'tool') index--;
-  const assistant = messages[index];
-  if (!assistant || assistant.role !== 'assistant' || !assistant.toolCalls?.length) return [];
-  const answered = new Set(messages.slice(index + 1).map((m) => m.toolCallId));
-  return assistant.toolCalls.filter((call) => !answered.has(call.id));
 }

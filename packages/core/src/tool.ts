@@ -24,6 +24,13 @@ export interface ToolConfig<Input extends StandardSchemaV1, Output> {
   input: Input;
   output?: StandardSchemaV1<Output>;
   handler: (input: StandardSchemaV1.InferOutput<Input>, ctx: ToolContext) => Promise<Output> | Output;
+  /**
+   * Ask a human first: the run commits the call, returns `status: 'awaiting-approval'`, and a
+   * later `run({ approvals })` (any process, any time) runs or rejects it.
+   */
+  needsApproval?:
+    | boolean
+    | ((input: StandardSchemaV1.InferOutput<Input>, ctx: ToolContext) => boolean | Promise<boolean>);
   /** Re-invoke the handler when a crash interrupted it. Only for tools with no side effect. */
   safeToRetry?: boolean;
   /**
