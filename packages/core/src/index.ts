@@ -43,6 +43,7 @@ export type {
   SessionInit,
   StoreLimits,
 } from './store.ts';
+export { renderTimeline } from './timeline.ts';
 export {
   type AnyTool,
   type ReconcileResult,

@@ -1,0 +1,73 @@
+import type { MessageRecord } from './records.ts';
+import { APPROVAL_DECIDED, APPROVAL_REQUESTED, foldSession } from './session-fold.ts';
+import type { LoadResult } from './store.ts';
+
+const MAX_TEXT = 100;
+
+const clip = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}…` : flat;
+};
+
+const RESULT_LABELS: Record<string, string> = {
+  'tool-durability-error': 'DURABILITY ERROR',
+  'tool-error': 'error',
+  'tool-input-error': 'invalid input',
+  'tool-output-error': 'invalid output',
+  'tool-approval-rejected': 'rejected',
+};
+
+function describeResult(result: MessageRecord | null): string {
+  if (!result) return '… no result';
+  const label = RESULT_LABELS[result.kind ?? ''] ?? 'ok';
+  return `#${result.seq} ${label} ${clip(result.content)}`;
+}
+
+/**
+ * A session as a readable tree: each message by seq, each tool call under its assistant
+ * message with its result, approvals and the lease. What `agentstore inspect` prints.
+ */
+export function renderTimeline(loaded: LoadResult, now = Date.now()): string {
+  const { session, messages } = loaded;
+  const folded = foldSession(messages, session);
+  const lease = session.lease
+    ? `held by ${session.lease.holder} (epoch ${session.lease.epoch}) until ${session.lease.expiresAt}` +
+      (Date.parse(session.lease.expiresAt) <= now ? ' — expired' : '')
+    : 'free';
+  const lines = [
+    `session ${JSON.stringify(session.id)}  agent ${session.agentName}  owner ${session.ownerId ?? '-'}  tenant ${session.tenantId ?? '-'}`,
+    `head seq ${session.headSeq}  created ${session.createdAt}  updated ${session.updatedAt}`,
+    `lease ${lease}`,
+    `status ${folded.status}${folded.response !== null ? `: ${clip(folded.response)}` : ''}`,
+  ];
+  const calls = new Map(folded.toolCalls.map((t) => [t.call.id, t]));
+  for (const m of messages) {
+    if (m.role === 'tool') continue; // shown under the call it answers
+    if (m.kind === APPROVAL_REQUESTED) {
+      lines.push(
+        `#${m.seq} approval requested for ${(JSON.parse(m.content).toolCallIds as string[]).join(', ')}`,
+      );
+      continue;
+    }
+    if (m.kind === APPROVAL_DECIDED) {
+      const d = JSON.parse(m.content) as { toolCallId: string; approve: boolean; reason?: string };
+      lines.push(
+        `#${m.seq} ${d.approve ? 'approved' : 'rejected'} ${d.toolCallId}${d.reason ? `: ${clip(d.reason)}` : ''}`,
+      );
+      continue;
+    }
+    lines.push(`#${m.seq} ${m.role.padEnd(9)} ${clip(m.content)}`);
+    const own = m.toolCalls ?? [];
+    own.forEach((call, i) => {
+      const branch = i === own.length - 1 ? '└─' : '├─';
+      const result = calls.get(call.id)?.result ?? null;
+      lines.push(
+        `    ${branch} ${call.name}(${clip(JSON.stringify(call.input))}) [${call.id}] → ${describeResult(result)}`,
+      );
+    });
+  }
+  for (const call of folded.awaitingApproval) lines.push(`waiting for approval: ${call.name} [${call.id}]`);
+  for (const call of folded.interruptedCalls)
+    lines.push(`interrupted, resolved on next run: ${call.name} [${call.id}]`);
+  return `${lines.join('\n')}\n`;
+}
