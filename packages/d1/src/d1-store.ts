@@ -1,0 +1,215 @@
+import {
+  type AgentStore,
+  expiryIso,
+  InvalidArgumentError,
+  LeaseLostError,
+  ownerMatches,
+  retryAfterMs,
+  SessionAccessDeniedError,
+  SessionBusyError,
+  validateAppendInput,
+  validateSessionId,
+  validateTtlMs,
+} from '@agentstore/core';
+import { appendFailure, appendStatements } from './append-batch.ts';
+import type { D1DatabaseLike } from './d1-binding.ts';
+import { D1_STORE_LIMITS } from './limits.ts';
+import { decodeMessage, decodeSession, type MessageRow, type SessionRow } from './rows.ts';
+import { migrateSchema, type TableNames, tableNames } from './schema.ts';
+
+export interface D1StoreConnection {
+  /** The D1 binding, e.g. `env.DB`. The store never closes it. */
+  binding: D1DatabaseLike;
+}
+
+export interface D1StoreOptions {
+  /** Prefix of the three table names (default `agentstore_`): a letter, then letters, digits, `_`. */
+  tablePrefix?: string;
+}
+
+export interface D1AgentStore extends AgentStore {
+  /** Creates the tables when missing; idempotent. Run it once at deploy time or on first use. */
+  migrate(): Promise<{ version: number }>;
+  /** The table names this store uses. */
+  readonly tables: Readonly<TableNames>;
+}
+
+const SESSION_COLUMNS =
+  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at';
+
+/**
+ * An `AgentStore` on Cloudflare D1. Every append is one `batch()` (one round trip, one
+ * transaction) whose guard statement fails the batch when the head seq or the lease epoch moved.
+ * Runs in Workers and Durable Objects; it uses no Node API.
+ */
+export function d1Store(connection: D1StoreConnection, options: D1StoreOptions = {}): D1AgentStore {
+  const db = connection?.binding;
+  if (!db || typeof db.prepare !== 'function' || typeof db.batch !== 'function') {
+    throw new InvalidArgumentError({ argument: 'binding', reason: 'must be a D1 database binding (env.DB)' });
+  }
+  const t = tableNames(options.tablePrefix);
+  const limits = { ...D1_STORE_LIMITS };
+  let closed = false;
+
+  const assertOpen = () => {
+    if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
+  };
+
+  const selectSession = (sessionId: string) =>
+    db.prepare(`SELECT ${SESSION_COLUMNS} FROM ${t.sessions} WHERE id = ?1`).bind(sessionId);
+
+  return {
+    durable: true,
+    limits,
+    tables: t,
+
+    migrate: () => migrateSchema(db, t),
+
+    async load(sessionId, loadOptions = {}) {
+      assertOpen();
+      validateSessionId(sessionId);
+      const afterSeq = loadOptions.afterSeq ?? 0;
+      // One batch is one round trip and one transaction: the session and its messages agree.
+      const [sessions, messages] = await db.batch<SessionRow | MessageRow>([
+        selectSession(sessionId),
+        db
+          .prepare(`SELECT seq, body FROM ${t.messages} WHERE session_id = ?1 AND seq > ?2 ORDER BY seq`)
+          .bind(sessionId, afterSeq),
+      ]);
+      const row = sessions?.results[0] as SessionRow | undefined;
+      if (!row) return null;
+      const session = decodeSession(row);
+      return {
+        session,
+        messages: ((messages?.results ?? []) as MessageRow[]).map((m) => decodeMessage(sessionId, m)),
+      };
+    },
+
+    async append(sessionId, input) {
+      assertOpen();
+      validateAppendInput(sessionId, input, limits);
+      const nowIso = new Date().toISOString();
+      try {
+        await db.batch(appendStatements(db, t, sessionId, input, nowIso));
+      } catch (error) {
+        throw appendFailure(error, sessionId, input);
+      }
+      return { headSeq: input.expectedSeq + input.messages.length };
+    },
+
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
+      assertOpen();
+      validateSessionId(sessionId);
+      validateTtlMs(ttlMs);
+      const now = Date.now();
+      const nowIso = new Date(now).toISOString();
+      // The grant happens only for the same owner and tenant and a lease that is free, expired or
+      // already this holder's; the row read after it (same transaction) tells which case it was.
+      const [, after] = await db.batch<SessionRow>([
+        db
+          .prepare(
+            `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq,
+               lease_holder, lease_epoch, lease_expires_at, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, 1, ?7, ?8, ?8)
+             ON CONFLICT (id) DO UPDATE SET
+               lease_holder = excluded.lease_holder,
+               lease_epoch = lease_epoch + 1,
+               lease_expires_at = excluded.lease_expires_at
+             WHERE owner_id IS excluded.owner_id AND tenant_id IS excluded.tenant_id
+               AND (lease_holder IS NULL OR lease_expires_at <= ?8 OR lease_holder = excluded.lease_holder)`,
+          )
+          .bind(
+            sessionId,
+            init.agentName,
+            init.ownerId,
+            init.tenantId,
+            JSON.stringify(init.state ?? null),
+            holder,
+            expiryIso(now, ttlMs),
+            nowIso,
+          ),
+        selectSession(sessionId),
+      ]);
+      const row = after?.results[0];
+      if (!row)
+        throw new Error(`D1 returned no session row for ${JSON.stringify(sessionId)} after a lease upsert`);
+      const session = decodeSession(row);
+      if (!ownerMatches(session, init)) throw new SessionAccessDeniedError({ sessionId });
+      if (session.lease?.holder !== holder) {
+        throw new SessionBusyError({
+          sessionId,
+          retryAfterMs: session.lease ? retryAfterMs(session.lease, now) : 1,
+        });
+      }
+      return { epoch: session.lease.epoch, session };
+    },
+
+    async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      assertOpen();
+      validateTtlMs(ttlMs);
+      const expiresAt = expiryIso(Date.now(), ttlMs);
+      const { results } = await db
+        .prepare(
+          `UPDATE ${t.sessions} SET lease_expires_at = ?1
+           WHERE id = ?2 AND lease_holder = ?3 AND lease_epoch = ?4 RETURNING lease_expires_at`,
+        )
+        .bind(expiresAt, sessionId, holder, epoch)
+        .all();
+      if (results.length === 0) throw new LeaseLostError({ sessionId, holder, epoch });
+      return { expiresAt };
+    },
+
+    async releaseLease(sessionId, { holder, epoch }) {
+      assertOpen();
+      const { results } = await db
+        .prepare(
+          `UPDATE ${t.sessions} SET lease_holder = NULL, lease_expires_at = NULL
+           WHERE id = ?1 AND lease_holder = ?2 AND lease_epoch = ?3 RETURNING id`,
+        )
+        .bind(sessionId, holder, epoch)
+        .all();
+      return { released: results.length > 0 };
+    },
+
+    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      assertOpen();
+      if (!Number.isSafeInteger(limit) || limit < 1) {
+        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
+      }
+      const where: string[] = [];
+      const values: unknown[] = [];
+      const filter = (column: string, value: unknown) => {
+        values.push(value);
+        where.push(`${column} ?${values.length}`);
+      };
+      if (ownerId !== undefined) filter('owner_id IS', ownerId);
+      if (tenantId !== undefined) filter('tenant_id IS', tenantId);
+      if (agentName !== undefined) filter('agent_name IS', agentName);
+      if (cursor != null) filter('id >', cursor);
+      values.push(limit + 1);
+      const { results } = await db
+        .prepare(
+          `SELECT ${SESSION_COLUMNS} FROM ${t.sessions}
+           ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?${values.length}`,
+        )
+        .bind(...values)
+        .all<SessionRow>();
+      const page = results.slice(0, limit).map(decodeSession);
+      return { sessions: page, nextCursor: results.length > limit ? page[page.length - 1]!.id : null };
+    },
+
+    async deleteSession(sessionId) {
+      assertOpen();
+      const [, deleted] = await db.batch([
+        db.prepare(`DELETE FROM ${t.messages} WHERE session_id = ?1`).bind(sessionId),
+        db.prepare(`DELETE FROM ${t.sessions} WHERE id = ?1 RETURNING id`).bind(sessionId),
+      ]);
+      return { deleted: (deleted?.results.length ?? 0) > 0 };
+    },
+
+    async close() {
+      // The binding belongs to the Worker; there is nothing of ours to release.
+      closed = true;
+    },
+  };
+}

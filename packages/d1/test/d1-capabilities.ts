@@ -1,0 +1,71 @@
+import type { RawAppendFloor, RawMessageRow, RawReader, RawSessionRow } from '@agentstore/conformance';
+import type { MessageRecord } from '@agentstore/core';
+import type { D1DatabaseLike, TableNames } from '../src/index.ts';
+
+/**
+ * The conformance kit's capabilities for D1, written with plain SQL through the binding so they
+ * share nothing with the store under test. No Node API: the worker bundle uses them too.
+ */
+
+export function d1RawReader(db: D1DatabaseLike, t: TableNames): RawReader {
+  return {
+    async session(sessionId): Promise<RawSessionRow | null> {
+      const { results } = await db
+        .prepare(
+          `SELECT id, head_seq AS headSeq, owner_id AS ownerId, tenant_id AS tenantId,
+             lease_holder AS leaseHolder, lease_epoch AS leaseEpoch FROM ${t.sessions} WHERE id = ?`,
+        )
+        .bind(sessionId)
+        .all<RawSessionRow>();
+      return results[0] ?? null;
+    },
+    async messages(sessionId): Promise<RawMessageRow[]> {
+      const { results } = await db
+        .prepare(`SELECT seq, body FROM ${t.messages} WHERE session_id = ? ORDER BY seq`)
+        .bind(sessionId)
+        .all<{ seq: number; body: string }>();
+      return results.map(({ seq, body }) => {
+        try {
+          const m = JSON.parse(body) as { id?: unknown; role?: unknown; content?: unknown };
+          return { seq, id: String(m.id), role: String(m.role), content: String(m.content) };
+        } catch {
+          return { seq, id: '', role: '', content: body };
+        }
+      });
+    },
+  };
+}
+
+/** Overwrites a stored message body with text that is not JSON. */
+export function d1Corrupt(db: D1DatabaseLike, t: TableNames) {
+  return async (sessionId: string, seq: number): Promise<void> => {
+    const { results } = await db
+      .prepare(`UPDATE ${t.messages} SET body = ? WHERE session_id = ? AND seq = ? RETURNING seq`)
+      .bind('{"id": "corrupt", "role": ', sessionId, seq)
+      .all();
+    if (results.length !== 1) throw new Error(`no message ${seq} in session ${sessionId} to corrupt`);
+  };
+}
+
+/**
+ * The cheapest correct guarded append a user would write by hand: one batch of a guard that
+ * errors when the head moved, the head update, and one multi-row INSERT.
+ */
+export function d1Floor(db: D1DatabaseLike, t: TableNames): RawAppendFloor {
+  return {
+    async append(sessionId: string, expectedSeq: number, messages: MessageRecord[]): Promise<void> {
+      const rows = messages.map(() => '(?, ?, ?)').join(', ');
+      const values = messages.flatMap(({ seq, ...m }) => [sessionId, seq, JSON.stringify(m)]);
+      await db.batch([
+        db
+          .prepare(`SELECT CASE WHEN head_seq = ? THEN 1 ELSE json_extract('{}', 'conflict:' || head_seq) END
+                    FROM ${t.sessions} WHERE id = ?`)
+          .bind(expectedSeq, sessionId),
+        db
+          .prepare(`UPDATE ${t.sessions} SET head_seq = ?, updated_at = ? WHERE id = ?`)
+          .bind(expectedSeq + messages.length, new Date().toISOString(), sessionId),
+        db.prepare(`INSERT INTO ${t.messages} (session_id, seq, body) VALUES ${rows}`).bind(...values),
+      ]);
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { type D1LaunchInfo, type LaunchedServer, launchD1 } from '@agentstore/conformance/launchers';
+import type { NewMessage } from '@agentstore/core';
+import type { D1DatabaseLike } from '../src/index.ts';
+
+/** One Miniflare D1 database per test file. */
+export async function launchTestD1(): Promise<LaunchedServer<D1LaunchInfo> & { db: D1DatabaseLike }> {
+  const server = await launchD1();
+  return { ...server, db: server.info.db as unknown as D1DatabaseLike };
+}
+
+let counter = 0;
+export const uniqueId = (label: string) => `${label}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+
+export const message = (id: string, fields: Partial<NewMessage> = {}): NewMessage => ({
+  id,
+  role: 'user',
+  content: `content of ${id}`,
+  createdAt: new Date().toISOString(),
+  ...fields,
+});
