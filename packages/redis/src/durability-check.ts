@@ -1,0 +1,104 @@
+import type { Cluster, Redis } from 'ioredis';
+
+export type RedisStoreWarningCode = 'AOF_DISABLED' | 'AOF_FSYNC_RELAXED' | 'DURABILITY_UNVERIFIED';
+
+export interface RedisStoreWarning {
+  code: RedisStoreWarningCode;
+  message: string;
+  /** host:port of the server the warning is about, when known. */
+  node: string | null;
+}
+
+export interface DurabilityReport {
+  /** True when every server checked runs `appendonly yes` + `appendfsync always`. */
+  verified: boolean;
+  warnings: RedisStoreWarning[];
+}
+
+/** CONFIG GET replies as a flat array (RESP2) or a map (RESP3); both become a field map. */
+function configFields(reply: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  if (Array.isArray(reply)) {
+    for (let i = 0; i + 1 < reply.length; i += 2) out.set(String(reply[i]), String(reply[i + 1]));
+  } else if (reply instanceof Map) {
+    for (const [k, v] of reply) out.set(String(k), String(v));
+  } else if (typeof reply === 'object' && reply !== null) {
+    for (const [k, v] of Object.entries(reply)) out.set(k, String(v));
+  }
+  return out;
+}
+
+function nodeName(client: Redis): string | null {
+  const { host, port } = client.options;
+  return host && port ? `${host}:${port}` : null;
+}
+
+async function checkNode(client: Redis): Promise<RedisStoreWarning[]> {
+  const node = nodeName(client);
+  let fields: Map<string, string>;
+  try {
+    fields = configFields(await client.config('GET', 'append*'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return [
+      {
+        code: 'DURABILITY_UNVERIFIED',
+        node,
+        message:
+          `@agentstore/redis could not run CONFIG GET on ${node ?? 'the server'} (${reason}), so it cannot ` +
+          'check durability. Acknowledged appends survive a crash only with appendonly yes and ' +
+          'appendfsync always; make sure the server is configured that way.',
+      },
+    ];
+  }
+  const appendonly = fields.get('appendonly');
+  const appendfsync = fields.get('appendfsync');
+  if (appendonly !== 'yes') {
+    return [
+      {
+        code: 'AOF_DISABLED',
+        node,
+        message:
+          `@agentstore/redis: ${node ?? 'the server'} runs appendonly ${appendonly ?? '(unknown)'}; acknowledged ` +
+          'appends are lost if Redis crashes or restarts. Set appendonly yes and appendfsync always.',
+      },
+    ];
+  }
+  if (appendfsync !== 'always') {
+    return [
+      {
+        code: 'AOF_FSYNC_RELAXED',
+        node,
+        message:
+          `@agentstore/redis: ${node ?? 'the server'} runs appendfsync ${appendfsync ?? '(unknown)'}; a machine crash ` +
+          `can lose acknowledged appends (${appendfsync === 'everysec' ? 'up to about 1 s of them' : 'however many the OS had not flushed'}). ` +
+          'Set appendfsync always for the full guarantee.',
+      },
+    ];
+  }
+  return [];
+}
+
+/** Asks every master for its AOF settings. Never throws: failures become DURABILITY_UNVERIFIED. */
+export async function checkDurability(client: Redis | Cluster): Promise<DurabilityReport> {
+  let warnings: RedisStoreWarning[];
+  if (client.isCluster) {
+    const cluster = client as Cluster;
+    try {
+      await cluster.ping(); // waits until the slot map is known, so nodes() is filled
+      const masters = cluster.nodes('master');
+      warnings = (await Promise.all(masters.map(checkNode))).flat();
+    } catch (error) {
+      warnings = [
+        {
+          code: 'DURABILITY_UNVERIFIED',
+          node: null,
+          message: `@agentstore/redis could not reach the cluster to check durability (${String(error)}).`,
+        },
+      ];
+    }
+  } else {
+    warnings = await checkNode(client as Redis);
+  }
+  return { verified: warnings.length === 0, warnings };
+}

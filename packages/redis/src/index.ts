@@ -1,0 +1,13 @@
+export type {
+  DurabilityReport,
+  RedisStoreWarning,
+  RedisStoreWarningCode,
+} from './durability-check.ts';
+export { DEFAULT_KEY_PREFIX, indexMember, sessionTag, validateKeyPrefix } from './keys.ts';
+export {
+  REDIS_LIMITS,
+  type RedisAgentStore,
+  type RedisConnection,
+  type RedisStoreOptions,
+  redisStore,
+} from './redis-store.ts';

@@ -1,0 +1,69 @@
+import { InvalidArgumentError } from '@agentstore/core';
+
+/** Strict on purpose: the prefix is spliced into every key name, so no braces, spaces or globs. */
+const KEY_PREFIX_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+export const DEFAULT_KEY_PREFIX = 'agentstore:';
+
+export function validateKeyPrefix(prefix: unknown): asserts prefix is string {
+  if (typeof prefix !== 'string' || !KEY_PREFIX_PATTERN.test(prefix)) {
+    throw new InvalidArgumentError({
+      argument: 'keyPrefix',
+      reason: `must match ${KEY_PREFIX_PATTERN} (letters, digits, "_", ".", ":", "-"; at most 64 characters)`,
+    });
+  }
+}
+
+/**
+ * The hash-tag content for a session: base64url of the UTF-8 of the id's JSON string body.
+ * base64url has no `{`/`}`, so an id cannot close the tag early, and the JSON escaping keeps
+ * lone surrogates distinct (plain UTF-8 would turn them all into U+FFFD and make ids collide).
+ */
+export function sessionTag(sessionId: string): string {
+  const body = JSON.stringify(sessionId).slice(1, -1);
+  return Buffer.from(body, 'utf8').toString('base64url');
+}
+
+/**
+ * The index member for a session: its UTF-16 code units as 4 hex digits each. Byte order of
+ * this text is the order of JavaScript's `<` on the ids, so ZRANGEBYLEX pages in the same order
+ * as the reference store, and every id (lone surrogates too) maps to exactly one member.
+ */
+export function indexMember(sessionId: string): string {
+  let out = '';
+  for (let i = 0; i < sessionId.length; i++) out += sessionId.charCodeAt(i).toString(16).padStart(4, '0');
+  return out;
+}
+
+export function sessionIdFromMember(member: string): string | null {
+  if (member.length % 4 !== 0 || !/^[0-9a-f]*$/.test(member)) return null;
+  let out = '';
+  for (let i = 0; i < member.length; i += 4)
+    out += String.fromCharCode(Number.parseInt(member.slice(i, i + 4), 16));
+  return out;
+}
+
+export interface SessionKeys {
+  /** Hash: the session record and its lease. */
+  session: string;
+  /** List: message JSON, element i holds seq i + 1. */
+  messages: string;
+}
+
+export interface KeySpace {
+  prefix: string;
+  /** Sorted set of every session's index member; a key of its own, so its own Cluster slot. */
+  index: string;
+  session(sessionId: string): SessionKeys;
+}
+
+export function keySpace(prefix: string): KeySpace {
+  return {
+    prefix,
+    index: `${prefix}sessions`,
+    session(sessionId) {
+      const base = `${prefix}{${sessionTag(sessionId)}}`;
+      return { session: `${base}:s`, messages: `${base}:m` };
+    },
+  };
+}

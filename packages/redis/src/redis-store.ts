@@ -1,0 +1,325 @@
+import {
+  type AgentStore,
+  CorruptRecordError,
+  InvalidArgumentError,
+  LeaseLostError,
+  type MessageRecord,
+  SeqConflictError,
+  SessionAccessDeniedError,
+  SessionBusyError,
+  type SessionRecord,
+  type StoreLimits,
+  validateAppendInput,
+  validateSessionId,
+  validateTtlMs,
+} from '@agentstore/core';
+import { type Cluster, Redis } from 'ioredis';
+import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
+import { checkDurability, type DurabilityReport, type RedisStoreWarning } from './durability-check.ts';
+import { DEFAULT_KEY_PREFIX, indexMember, keySpace, sessionIdFromMember, validateKeyPrefix } from './keys.ts';
+import { scriptRunner } from './script-runner.ts';
+
+export type RedisConnection =
+  /** A client you own: the store never closes it. A `Cluster` client works as is. */
+  | { client: Redis | Cluster }
+  /** The store opens (and on `close()` quits) its own client. */
+  | { url: string };
+
+export interface RedisStoreOptions {
+  /** Prepended to every key; must match /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/. Default `agentstore:`. */
+  keyPrefix?: string;
+  /** Expire a session's keys this many seconds after its last append or lease call. Default: never. */
+  ttlSeconds?: number;
+  /** Called once per problem found by the start-up durability check. Default: `console.warn`. */
+  onWarning?: (warning: RedisStoreWarning) => void;
+  /** Run `CONFIG GET append*` at start and warn when acknowledged appends could be lost. Default true. */
+  checkDurability?: boolean;
+}
+
+export interface RedisAgentStore extends AgentStore {
+  /** Settles when the start-up durability check is done (never rejects); warnings went to `onWarning`. */
+  readonly durabilityCheck: Promise<DurabilityReport>;
+}
+
+/**
+ * 1 MiB per message and 500 per append keep one append under Redis' 512 MB bulk-argument and
+ * 1 GB query-buffer limits with room to spare.
+ */
+export const REDIS_LIMITS: StoreLimits = { maxMessageBytes: 1024 * 1024, maxMessagesPerAppend: 500 };
+
+type IndexMode = 'inline' | 'ask' | 'done';
+
+function asTuple(reply: unknown): unknown[] {
+  if (!Array.isArray(reply)) throw new Error(`@agentstore/redis: unexpected script reply ${String(reply)}`);
+  return reply;
+}
+
+function validateTtlSeconds(ttlSeconds: unknown): number {
+  if (ttlSeconds === undefined) return 0;
+  if (typeof ttlSeconds !== 'number' || !Number.isSafeInteger(ttlSeconds) || ttlSeconds <= 0) {
+    throw new InvalidArgumentError({ argument: 'ttlSeconds', reason: 'must be a positive integer' });
+  }
+  return ttlSeconds * 1000;
+}
+
+/** An AgentStore on Redis (standalone or Cluster) through ioredis. See the package README. */
+export function redisStore(connection: RedisConnection, options: RedisStoreOptions = {}): RedisAgentStore {
+  const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  validateKeyPrefix(prefix);
+  const ttl = String(validateTtlSeconds(options.ttlSeconds));
+  const owned = !('client' in connection);
+  const client: Redis | Cluster = 'client' in connection ? connection.client : new Redis(connection.url);
+  const clientPrefix = client.options.keyPrefix ?? '';
+  if (/[{}]/.test(clientPrefix)) {
+    throw new InvalidArgumentError({
+      argument: 'client.options.keyPrefix',
+      reason: 'must not contain { or }',
+    });
+  }
+  // A Lua script may touch keys of one Cluster slot only; on a standalone server the index
+  // update rides inside the creating script, on a Cluster it is a separate command first.
+  const isCluster = client.isCluster;
+  const keys = keySpace(prefix);
+  const scripts = scriptRunner(client);
+  const limits = REDIS_LIMITS;
+  const onWarning = options.onWarning ?? ((warning: RedisStoreWarning) => console.warn(warning.message));
+  let closed = false;
+
+  const durabilityCheck: Promise<DurabilityReport> =
+    options.checkDurability === false
+      ? Promise.resolve({ verified: false, warnings: [] })
+      : checkDurability(client).then((report) => {
+          if (!closed) for (const warning of report.warnings) onWarning(warning);
+          return report;
+        });
+
+  const assertOpen = () => {
+    if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
+  };
+
+  const scriptKeys = (sessionId: string): string[] => {
+    const k = keys.session(sessionId);
+    return isCluster ? [k.session, k.messages] : [k.session, k.messages, keys.index];
+  };
+
+  /** Runs a creating script; on a Cluster, indexes the session first when the script asks. */
+  const withIndex = async (sessionId: string, run: (mode: IndexMode) => Promise<unknown[]>) => {
+    if (!isCluster) return run('inline');
+    const first = await run('ask');
+    if (first[0] !== 'INDEX') return first;
+    await client.zadd(keys.index, 0, indexMember(sessionId));
+    return run('done');
+  };
+
+  const loadRaw = async (sessionId: string, afterSeq: number, withMessages: boolean) => {
+    const k = keys.session(sessionId);
+    const reply = await scripts.load([k.session, k.messages], [afterSeq, withMessages ? '1' : '0']);
+    if (reply === null) return null;
+    const [sessionFlat, messages] = asTuple(reply);
+    return { session: decodeSession(sessionId, fieldsOf(sessionFlat)), messages: asTuple(messages) };
+  };
+
+  return {
+    durable: true,
+    limits,
+    durabilityCheck,
+
+    async load(sessionId, loadOptions = {}) {
+      assertOpen();
+      validateSessionId(sessionId);
+      const afterSeq = loadOptions.afterSeq ?? 0;
+      if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
+        throw new InvalidArgumentError({ argument: 'afterSeq', reason: 'must be a non-negative integer' });
+      }
+      const raw = await loadRaw(sessionId, afterSeq, true);
+      if (raw === null) return null;
+      const expected = Math.max(0, raw.session.headSeq - afterSeq);
+      const messages: MessageRecord[] = raw.messages.map((text, i) =>
+        decodeMessage(sessionId, afterSeq + i + 1, text),
+      );
+      if (messages.length < expected) {
+        // The list is shorter than headSeq says: report the first missing seq, never skip it.
+        throw new CorruptRecordError({
+          sessionId,
+          seq: afterSeq + messages.length + 1,
+          reason: 'message is missing',
+        });
+      }
+      return { session: raw.session, messages };
+    },
+
+    async append(sessionId, input) {
+      assertOpen();
+      validateAppendInput(sessionId, input, limits);
+      const now = Date.now();
+      const init = input.session?.init;
+      const hasState = input.session?.state !== undefined;
+      const args = (mode: IndexMode) => [
+        input.expectedSeq,
+        now,
+        new Date(now).toISOString(),
+        input.lease === null ? 'none' : 'token',
+        input.lease === null ? '' : JSON.stringify(input.lease.holder),
+        input.lease === null ? '' : String(input.lease.epoch),
+        input.releaseLease ? '1' : '0',
+        hasState ? '1' : '0',
+        hasState ? JSON.stringify(input.session?.state) : '',
+        JSON.stringify(init?.agentName ?? ''),
+        JSON.stringify(init?.ownerId ?? null),
+        JSON.stringify(init?.tenantId ?? null),
+        JSON.stringify(init?.state ?? null),
+        ttl,
+        mode,
+        indexMember(sessionId),
+        JSON.stringify(sessionId),
+        ...input.messages.map((m, i) => encodeMessage(m, input.expectedSeq + 1 + i)),
+      ];
+      const k = scriptKeys(sessionId);
+      const reply = await withIndex(sessionId, async (mode) => asTuple(await scripts.append(k, args(mode))));
+      switch (reply[0]) {
+        case 'OK':
+          return { headSeq: Number(reply[1]) };
+        case 'SEQ': {
+          const actual = Number(reply[1]);
+          throw new SeqConflictError({
+            sessionId,
+            expectedSeq: input.expectedSeq,
+            actualSeq: Number.isSafeInteger(actual) ? actual : null,
+          });
+        }
+        case 'LEASE':
+          throw new LeaseLostError({
+            sessionId,
+            holder: input.lease?.holder ?? null,
+            epoch: input.lease?.epoch ?? null,
+          });
+        default:
+          throw new Error(`@agentstore/redis: unexpected append reply ${String(reply[0])}`);
+      }
+    },
+
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
+      assertOpen();
+      validateSessionId(sessionId);
+      validateTtlMs(ttlMs);
+      if (typeof holder !== 'string')
+        throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a string' });
+      if (typeof init !== 'object' || init === null) {
+        throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
+      }
+      const now = Date.now();
+      const k = scriptKeys(sessionId);
+      const args = (mode: IndexMode) => [
+        JSON.stringify(holder),
+        now,
+        ttlMs,
+        JSON.stringify(init.agentName ?? ''),
+        JSON.stringify(init.ownerId ?? null),
+        JSON.stringify(init.tenantId ?? null),
+        JSON.stringify(init.state ?? null),
+        new Date(now).toISOString(),
+        ttl,
+        mode,
+        indexMember(sessionId),
+        JSON.stringify(sessionId),
+      ];
+      const reply = await withIndex(sessionId, async (mode) => asTuple(await scripts.acquire(k, args(mode))));
+      switch (reply[0]) {
+        case 'OK': {
+          const session: SessionRecord = decodeSession(sessionId, fieldsOf(reply[2]));
+          return { epoch: Number(reply[1]), session };
+        }
+        case 'DENIED':
+          throw new SessionAccessDeniedError({ sessionId });
+        case 'BUSY':
+          throw new SessionBusyError({ sessionId, retryAfterMs: Math.max(1, Number(reply[1]) - now) });
+        default:
+          throw new Error(`@agentstore/redis: unexpected acquire reply ${String(reply[0])}`);
+      }
+    },
+
+    async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      assertOpen();
+      validateTtlMs(ttlMs);
+      const k = keys.session(sessionId);
+      const expiresMs = Date.now() + ttlMs;
+      const renewed = await scripts.renew(
+        [k.session, k.messages],
+        [JSON.stringify(holder), String(epoch), String(expiresMs), ttl],
+      );
+      if (Number(renewed) !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
+      return { expiresAt: new Date(expiresMs).toISOString() };
+    },
+
+    async releaseLease(sessionId, { holder, epoch }) {
+      assertOpen();
+      const k = keys.session(sessionId);
+      const released = await scripts.release(
+        [k.session, k.messages],
+        [JSON.stringify(holder), String(epoch), ttl],
+      );
+      return { released: Number(released) === 1 };
+    },
+
+    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      assertOpen();
+      if (!Number.isSafeInteger(limit) || limit < 1) {
+        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
+      }
+      const matches = (s: SessionRecord) =>
+        (ownerId === undefined || s.ownerId === ownerId) &&
+        (tenantId === undefined || s.tenantId === tenantId) &&
+        (agentName === undefined || s.agentName === agentName);
+      const batch = Math.min(Math.max(limit + 1, 64), 1000);
+      const found: SessionRecord[] = [];
+      let from = cursor == null ? '-' : `(${indexMember(cursor)}`;
+      while (found.length <= limit) {
+        const members = await client.zrangebylex(keys.index, from, '+', 'LIMIT', 0, batch);
+        if (members.length === 0) break;
+        from = `(${members[members.length - 1]}`;
+        const ids = members.map(sessionIdFromMember).filter((id): id is string => id !== null);
+        const rows = await Promise.all(ids.map((id) => loadRaw(id, 0, false)));
+        const stale: string[] = [];
+        rows.forEach((row, i) => {
+          if (row === null) stale.push(ids[i]!);
+          else if (found.length <= limit && matches(row.session)) found.push(row.session);
+        });
+        // Entries whose session expired (TTL) or whose creation failed: drop them where the
+        // check and the removal can be one atomic script (standalone); a Cluster just skips them.
+        if (!isCluster && stale.length > 0) {
+          await Promise.all(
+            stale.map((id) => scripts.pruneIndex([keys.index, keys.session(id).session], [indexMember(id)])),
+          );
+        }
+        if (members.length < batch) break;
+      }
+      const page = found.slice(0, limit);
+      return { sessions: page, nextCursor: found.length > limit ? page[page.length - 1]!.id : null };
+    },
+
+    async deleteSession(sessionId) {
+      assertOpen();
+      const k = keys.session(sessionId);
+      if (isCluster) {
+        // One DEL of two same-slot keys is atomic; the index is in another slot, so it follows.
+        const deleted = await client.del(k.session, k.messages);
+        await client.zrem(keys.index, indexMember(sessionId));
+        return { deleted: deleted > 0 };
+      }
+      const results = await client
+        .multi()
+        .del(k.session, k.messages)
+        .zrem(keys.index, indexMember(sessionId))
+        .exec();
+      const [delError, deleted] = results?.[0] ?? [new Error('MULTI aborted'), 0];
+      if (delError) throw delError;
+      return { deleted: Number(deleted) > 0 };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (owned) await client.quit();
+    },
+  };
+}
