@@ -1,0 +1,56 @@
+import { InvalidArgumentError } from '@agentstore/core';
+import type { Database } from 'better-sqlite3';
+
+/** SQLite's `PRAGMA synchronous` levels that keep a WAL database uncorrupted after a crash. */
+export type SynchronousMode = 'FULL' | 'NORMAL' | 'EXTRA';
+
+/** Where the store keeps its data: a file it opens (and closes), or a connection you own. */
+export type SqliteStoreTarget = { path: string } | { database: Database };
+
+export interface SqliteStoreOptions {
+  /** Prepended to every table and index name. Default `agentstore_`. */
+  tablePrefix?: string;
+  /**
+   * `PRAGMA synchronous` for the store's connection. Default `FULL`: an acknowledged append
+   * survives an OS crash or power loss. `NORMAL` is faster in WAL mode, never corrupts the
+   * database, but an OS crash may lose the last transactions. On a database you pass in, it is
+   * applied only when given.
+   */
+  synchronous?: SynchronousMode;
+  /**
+   * How long a write waits for another connection's lock before failing (`PRAGMA busy_timeout`),
+   * on a file the store opens. Default 5000 ms.
+   */
+  busyTimeoutMs?: number;
+}
+
+export const DEFAULT_TABLE_PREFIX = 'agentstore_';
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+const TABLE_PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,30}$/;
+const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['FULL', 'NORMAL', 'EXTRA'];
+
+/** The prefix ends up in SQL identifiers, so only a strict pattern is accepted. */
+export function validateTablePrefix(prefix: unknown): asserts prefix is string {
+  if (typeof prefix !== 'string' || !TABLE_PREFIX_PATTERN.test(prefix)) {
+    throw new InvalidArgumentError({
+      argument: 'tablePrefix',
+      reason: `must match ${TABLE_PREFIX_PATTERN} (letters, digits and _, not starting with a digit)`,
+    });
+  }
+}
+
+export function validateSynchronous(mode: unknown): asserts mode is SynchronousMode {
+  if (!SYNCHRONOUS_MODES.includes(mode as SynchronousMode)) {
+    throw new InvalidArgumentError({
+      argument: 'synchronous',
+      reason: `must be one of ${SYNCHRONOUS_MODES.join(', ')}`,
+    });
+  }
+}
+
+export function validateBusyTimeout(ms: unknown): asserts ms is number {
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0) {
+    throw new InvalidArgumentError({ argument: 'busyTimeoutMs', reason: 'must be a non-negative integer' });
+  }
+}

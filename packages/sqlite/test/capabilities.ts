@@ -1,0 +1,117 @@
+import type { RawAppendFloor, RawReader, StoreCapabilities } from '@agentstore/conformance';
+import type { MessageRecord } from '@agentstore/core';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { migrate, tableNames } from '../src/schema.ts';
+
+/**
+ * The kit's capabilities for SQLite, written with plain SQL on raw better-sqlite3 so that a
+ * bad write by the adapter cannot hide behind a matching bad read. Test code, not published API.
+ */
+
+export interface CapabilityTarget {
+  /** A file is read through a separate connection; `:memory:` needs the store's own. */
+  connection: { path: string } | { database: Database };
+  tablePrefix?: string;
+}
+
+/** A connection of our own to the file (same pragmas as the store), or the shared in-memory one. */
+function connect(target: CapabilityTarget): { db: Database; close: () => void } {
+  if ('database' in target.connection) return { db: target.connection.database, close: () => {} };
+  const db = new BetterSqlite3(target.connection.path, { timeout: 5000 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  return { db, close: () => db.close() };
+}
+
+export function rawReader(target: CapabilityTarget, db: Database): RawReader {
+  const t = tableNames(target.tablePrefix);
+  const session = db.prepare<
+    [string],
+    {
+      id: string;
+      head_seq: number;
+      owner_id: string | null;
+      tenant_id: string | null;
+      lease_holder: string | null;
+      lease_epoch: number;
+    }
+  >(`SELECT id, head_seq, owner_id, tenant_id, lease_holder, lease_epoch FROM ${t.sessions} WHERE id = ?`);
+  // `content` via SQLite's own JSON reader; an undecodable row yields its raw text instead of failing.
+  const messages = db.prepare<[string], { seq: number; id: string; role: string; content: string }>(
+    `SELECT seq, id, role,
+       CASE WHEN json_valid(message) THEN json_extract(message, '$.content') ELSE message END AS content
+     FROM ${t.messages} WHERE session_id = ? ORDER BY seq`,
+  );
+  return {
+    async session(sessionId) {
+      const row = session.get(sessionId);
+      if (!row) return null;
+      return {
+        id: row.id,
+        headSeq: row.head_seq,
+        ownerId: row.owner_id,
+        tenantId: row.tenant_id,
+        leaseHolder: row.lease_holder,
+        leaseEpoch: row.lease_epoch,
+      };
+    },
+    async messages(sessionId) {
+      return messages.all(sessionId);
+    },
+  };
+}
+
+export function corrupter(
+  target: CapabilityTarget,
+  db: Database,
+): (sessionId: string, seq: number) => Promise<void> {
+  const t = tableNames(target.tablePrefix);
+  const overwrite = db.prepare(`UPDATE ${t.messages} SET message = ? WHERE session_id = ? AND seq = ?`);
+  return async (sessionId, seq) => {
+    const { changes } = overwrite.run('{"id": "truncated', sessionId, seq);
+    if (changes !== 1) throw new Error(`no message at seq ${seq} of ${JSON.stringify(sessionId)} to corrupt`);
+  };
+}
+
+/**
+ * The cheapest correct atomic append a user would write by hand: one IMMEDIATE transaction,
+ * a head-guarded UPDATE, one INSERT per message, statements prepared once.
+ */
+export function rawFloor(target: CapabilityTarget, db: Database): RawAppendFloor {
+  const t = tableNames(target.tablePrefix);
+  const guard = db.prepare(
+    `UPDATE ${t.sessions} SET head_seq = ?, updated_at = ? WHERE id = ? AND head_seq = ?`,
+  );
+  const insert = db.prepare(
+    `INSERT INTO ${t.messages} (session_id, seq, id, role, message) VALUES (?, ?, ?, ?, ?)`,
+  );
+  const write = db.transaction(
+    (sessionId: string, expectedSeq: number, messages: MessageRecord[], encoded: string[], now: string) => {
+      const head = expectedSeq + messages.length;
+      if (guard.run(head, now, sessionId, expectedSeq).changes !== 1)
+        throw new Error('floor: head seq moved');
+      for (let i = 0; i < messages.length; i++) {
+        insert.run(sessionId, messages[i]!.seq, messages[i]!.id, messages[i]!.role, encoded[i]);
+      }
+    },
+  );
+  return {
+    async append(sessionId, expectedSeq, messages) {
+      const encoded = messages.map((m) => JSON.stringify(m));
+      write.immediate(sessionId, expectedSeq, messages, encoded, new Date().toISOString());
+    },
+  };
+}
+
+/** All three capabilities plus a `close` for the connection they opened (if any). */
+export function sqliteCapabilities(target: CapabilityTarget): StoreCapabilities & { close: () => void } {
+  const { db, close } = connect(target);
+  // The statements below need the tables; migrate() is idempotent.
+  migrate(db, { tablePrefix: target.tablePrefix });
+  return {
+    raw: rawReader(target, db),
+    corrupt: corrupter(target, db),
+    floor: rawFloor(target, db),
+    close,
+  };
+}
