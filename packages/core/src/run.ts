@@ -7,7 +7,12 @@ import {
   type PendingApproval,
   toPendingApproval,
 } from './approvals.ts';
-import { InvalidArgumentError, LeaseLostError, MemoryStoreNotDurableError } from './errors.ts';
+import {
+  InvalidArgumentError,
+  LeaseLostError,
+  MemoryStoreNotDurableError,
+  SessionBusyError,
+} from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import type { LlmAdapter, LlmMessage, LlmToolSpec, Usage } from './llm.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
@@ -32,6 +37,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Lease time-to-live; renewed every third of it while the run works. Default 30 s. */
   leaseTtlMs?: number;
+  /**
+   * How long to wait for a busy session's lease (e.g. one a crashed process left behind) before
+   * throwing `SessionBusyError`. Retries after each `retryAfterMs`. Default 0: throw at once.
+   */
+  leaseWaitMs?: number;
   /** Decisions for calls the session waits on (`status: 'awaiting-approval'`), by tool-call id. */
   approvals?: Record<string, ApprovalDecision>;
 }
@@ -188,6 +198,22 @@ async function loop(
   return result('max-iterations', '');
 }
 
+/** Acquires the lease, waiting out a busy holder for at most `waitMs`. */
+async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signal: AbortSignal): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await acquire();
+    } catch (error) {
+      const wait =
+        error instanceof SessionBusyError ? Math.min(error.retryAfterMs, deadline - Date.now()) : -1;
+      if (wait <= 0) throw error;
+      signal.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
 /**
  * Runs an agent. With a durable store and a `sessionId`, every step is committed before and
  * after its tools run, under a single-writer lease, and a crashed run resumes where it stopped.
@@ -216,7 +242,11 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     state: { usage: { inputTokens: 0, outputTokens: 0 } },
   };
   const holder = newId();
-  const { epoch, session } = await store.acquireLease(sessionId, { holder, ttlMs, init });
+  const { epoch, session } = await acquireWithin(
+    () => store.acquireLease(sessionId, { holder, ttlMs, init }),
+    options.leaseWaitMs ?? 0,
+    outer,
+  );
   const lease: LeaseToken = { holder, epoch };
   const leaseLost = new AbortController();
   const signal = AbortSignal.any([outer, leaseLost.signal]);

@@ -370,3 +370,23 @@ describe('ownership', () => {
     expect(owner.response).toBe('b');
   });
 });
+
+describe('waiting for a lease', () => {
+  it('waits out a crashed holder’s lease when leaseWaitMs allows, and fails fast by default', async () => {
+    const store = durableMemoryStore();
+    const init = { agentName: 'chat', ownerId: null, tenantId: null, state: null };
+    await store.acquireLease('left-behind', { holder: 'dead-process', ttlMs: 80, init });
+    const chat = defineAgent({ name: 'chat', instructions: '' });
+    await expect(
+      run(chat, { store, sessionId: 'left-behind', message: 'hi', llm: scriptedLlm([{ text: 'a' }]) }),
+    ).rejects.toBeInstanceOf(SessionBusyError);
+    const result = await run(chat, {
+      store,
+      sessionId: 'left-behind',
+      message: 'hi',
+      llm: scriptedLlm([{ text: 'a' }]),
+      leaseWaitMs: 2_000,
+    });
+    expect(result.status).toBe('complete');
+  });
+});
