@@ -1,0 +1,312 @@
+import {
+  type AgentStore,
+  appendLeaseMatches,
+  canAcquireLease,
+  expiryIso,
+  InvalidArgumentError,
+  LeaseLostError,
+  ownerMatches,
+  retryAfterMs,
+  SeqConflictError,
+  SessionAccessDeniedError,
+  SessionBusyError,
+  type StoreLimits,
+  validateAppendInput,
+  validateSessionId,
+  validateTtlMs,
+} from '@agentstore/core';
+import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { type MigrateResult, runMigrations } from './migrate.ts';
+import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';
+import { decodeMessage, decodeSession, leaseOf, type SessionRow } from './rows.ts';
+import { tableNames } from './schema.ts';
+import { buildStatements } from './statements.ts';
+
+/**
+ * 4 MiB per message (measured by `messageByteLength`), at most 64 messages per append: the
+ * messages travel as one JSON parameter, and 64 × 4 MiB = 256 MiB stays well inside both
+ * PostgreSQL's 1 GiB field limit and V8's largest string.
+ */
+export const POSTGRES_LIMITS: StoreLimits = { maxMessageBytes: 4 * 1024 * 1024, maxMessagesPerAppend: 64 };
+
+export interface PostgresStore extends AgentStore {
+  /** Creates or upgrades the tables; idempotent and safe to run from several processes at once. */
+  migrate(): Promise<MigrateResult>;
+  /** The pool queries go through: yours, or the one the store opened for `connectionString`. */
+  readonly pool: Pool;
+}
+
+interface AppendRow {
+  head_seq: string | null;
+  found: boolean | null;
+  current_seq: string | null;
+  lease_holder: string | null;
+  lease_epoch: string | null;
+  lease_expires_at: string | null;
+}
+
+interface LoadRow extends Omit<SessionRow, 'id' | 'state'> {
+  seq: string;
+  body: string;
+}
+
+type AcquireRow = { [K in keyof SessionRow]: SessionRow[K] | null } & {
+  prior_found: boolean | null;
+  prior_owner_id: string | null;
+  prior_tenant_id: string | null;
+  prior_lease_holder: string | null;
+  prior_lease_expires_at: string | null;
+};
+
+/** FNV-1a, so a statement's name changes whenever its text does (schema, prefix, version). */
+function hashText(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/** A lost race between this statement's snapshot and a concurrent writer; retried a few times. */
+const ACQUIRE_ATTEMPTS = 3;
+
+/**
+ * The PostgreSQL store. Every operation except `deleteSession` and `migrate` is a single
+ * statement sent in one round trip; `append` is atomic and guarded by head seq and lease epoch.
+ */
+export function postgresStore(
+  target: PostgresStoreTarget,
+  options: PostgresStoreOptions = {},
+): PostgresStore {
+  const { schema, tablePrefix, preparedStatements } = resolveOptions(options);
+  let pool: Pool;
+  let ownsPool = false;
+  if (target && 'pool' in target && target.pool) {
+    pool = target.pool;
+  } else if (target && 'connectionString' in target && typeof target.connectionString === 'string') {
+    pool = new pg.Pool({ connectionString: target.connectionString });
+    ownsPool = true;
+    // An idle connection dropped by the server (restart, failover) must not crash the process;
+    // the pool replaces it on the next query.
+    pool.on('error', () => {});
+  } else {
+    throw new InvalidArgumentError({
+      argument: 'target',
+      reason: 'must be { pool } or { connectionString }',
+    });
+  }
+
+  const names = tableNames(schema, tablePrefix);
+  const sql = buildStatements(names);
+  const limits = { ...POSTGRES_LIMITS };
+  const statementNames = new Map<string, string>();
+  let closed = false;
+
+  const assertOpen = () => {
+    if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
+  };
+
+  /** One round trip. Named statements are parsed once per connection by pg's client. */
+  function query<R extends QueryResultRow>(
+    text: string,
+    values: unknown[],
+    client: Pool | PoolClient = pool,
+  ) {
+    if (!preparedStatements) return client.query<R>({ text, values });
+    let name = statementNames.get(text);
+    if (name === undefined) {
+      name = `agentstore_${hashText(text)}`;
+      statementNames.set(text, name);
+    }
+    return client.query<R>({ name, text, values });
+  }
+
+  return {
+    durable: true,
+    limits,
+    pool,
+
+    async migrate() {
+      assertOpen();
+      return runMigrations(pool, names, schema, tablePrefix);
+    },
+
+    async load(sessionId, loadOptions = {}) {
+      assertOpen();
+      validateSessionId(sessionId);
+      const afterSeq = loadOptions.afterSeq ?? 0;
+      if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
+        throw new InvalidArgumentError({ argument: 'afterSeq', reason: 'must be a non-negative integer' });
+      }
+      const { rows } = await query<LoadRow>(sql.load, [sessionId, afterSeq]);
+      const first = rows[0];
+      if (!first || Number(first.seq) !== 0) return null;
+      const session = decodeSession({ ...first, id: sessionId, state: first.body });
+      const messages = [];
+      for (let i = 1; i < rows.length; i++) {
+        const row = rows[i]!;
+        messages.push(decodeMessage(row.body, sessionId, Number(row.seq)));
+      }
+      return { session, messages };
+    },
+
+    async append(sessionId, input) {
+      assertOpen();
+      validateAppendInput(sessionId, input, limits);
+      const now = Date.now();
+      const { expectedSeq, lease } = input;
+      const init = input.session?.init;
+      const state = input.session?.state;
+      // Everything is serialised before the query, so a bad value fails before any I/O.
+      const values = [
+        sessionId,
+        expectedSeq,
+        lease?.holder ?? null,
+        lease?.epoch ?? null,
+        new Date(now).toISOString(),
+        state === undefined ? null : JSON.stringify(state),
+        input.releaseLease === true,
+        init?.agentName ?? '',
+        init?.ownerId ?? null,
+        init?.tenantId ?? null,
+        JSON.stringify(init?.state ?? null),
+        JSON.stringify(input.messages),
+        input.messages.length,
+      ];
+      const { rows } = await query<AppendRow>(sql.append, values);
+      const row = rows[0]!;
+      if (row.head_seq !== null) return { headSeq: Number(row.head_seq) };
+
+      // Refused: nothing was written. Explain it from the row the statement saw.
+      const leaseLost = () =>
+        new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
+      if (!row.found) {
+        if (expectedSeq !== 0) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: 0 });
+        if (lease !== null) throw leaseLost();
+        // Another writer created the session after this statement's snapshot.
+        throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
+      }
+      const actualSeq = Number(row.current_seq);
+      if (actualSeq !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq });
+      if (
+        !appendLeaseMatches(leaseOf(row.lease_holder, row.lease_epoch ?? 0, row.lease_expires_at), lease, now)
+      ) {
+        throw leaseLost();
+      }
+      // The snapshot allowed it, but a concurrent writer changed the row first.
+      throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
+    },
+
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
+      assertOpen();
+      validateSessionId(sessionId);
+      validateTtlMs(ttlMs);
+      if (typeof holder !== 'string' || holder.length === 0) {
+        throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a non-empty string' });
+      }
+      if (typeof init !== 'object' || init === null) {
+        throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
+      }
+      const wanted = { ...init, ownerId: init.ownerId ?? null, tenantId: init.tenantId ?? null };
+      const stateJson = JSON.stringify(init.state ?? null);
+      for (let attempt = 1; ; attempt++) {
+        const now = Date.now();
+        const iso = new Date(now).toISOString();
+        const { rows } = await query<AcquireRow>(sql.acquire, [
+          sessionId,
+          init.agentName ?? '',
+          wanted.ownerId,
+          wanted.tenantId,
+          stateJson,
+          holder,
+          expiryIso(now, ttlMs),
+          iso,
+        ]);
+        const row = rows[0]!;
+        if (row.id !== null) {
+          const session = decodeSession(row as SessionRow);
+          return { epoch: Number(row.lease_epoch), session };
+        }
+        if (row.prior_found) {
+          if (!ownerMatches({ ownerId: row.prior_owner_id, tenantId: row.prior_tenant_id }, wanted)) {
+            throw new SessionAccessDeniedError({ sessionId });
+          }
+          const held = leaseOf(row.prior_lease_holder, 0, row.prior_lease_expires_at);
+          if (held && !canAcquireLease(held, holder, now)) {
+            throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(held, now) });
+          }
+        }
+        // The row changed after this statement's snapshot (created or leased concurrently).
+        if (attempt >= ACQUIRE_ATTEMPTS) throw new SessionBusyError({ sessionId, retryAfterMs: 1 });
+      }
+    },
+
+    async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      assertOpen();
+      validateSessionId(sessionId);
+      validateTtlMs(ttlMs);
+      if (typeof holder !== 'string' || !Number.isSafeInteger(epoch)) {
+        throw new LeaseLostError({ sessionId, holder: null, epoch: null });
+      }
+      const { rows } = await query<{ lease_expires_at: string }>(sql.renew, [
+        sessionId,
+        holder,
+        epoch,
+        expiryIso(Date.now(), ttlMs),
+      ]);
+      if (!rows[0]) throw new LeaseLostError({ sessionId, holder, epoch });
+      return { expiresAt: rows[0].lease_expires_at };
+    },
+
+    async releaseLease(sessionId, { holder, epoch }) {
+      assertOpen();
+      validateSessionId(sessionId);
+      if (typeof holder !== 'string' || !Number.isSafeInteger(epoch)) return { released: false };
+      const result = await query(sql.release, [sessionId, holder, epoch]);
+      return { released: result.rowCount === 1 };
+    },
+
+    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      assertOpen();
+      if (!Number.isSafeInteger(limit) || limit < 1) {
+        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
+      }
+      const page = sql.list({ limit, ownerId, tenantId, agentName, cursor: cursor ?? undefined });
+      const { rows } = await query<SessionRow>(page.text, page.values);
+      const sessions = rows.slice(0, limit).map(decodeSession);
+      return { sessions, nextCursor: rows.length > limit ? sessions[sessions.length - 1]!.id : null };
+    },
+
+    async deleteSession(sessionId) {
+      assertOpen();
+      validateSessionId(sessionId);
+      // Two statements in one short transaction: the session row first (waiting out any append
+      // in flight), then its messages under a fresh snapshot that sees everything committed.
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        try {
+          const deleted = await query(sql.deleteSession, [sessionId], client);
+          await query(sql.deleteMessages, [sessionId], client);
+          await client.query('COMMIT');
+          return { deleted: deleted.rowCount === 1 };
+        } catch (error) {
+          await client.query('ROLLBACK').catch((rollbackError: Error) => {
+            broken = rollbackError;
+          });
+          throw error;
+        }
+      } finally {
+        client.release(broken);
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (ownsPool) await pool.end();
+    },
+  };
+}

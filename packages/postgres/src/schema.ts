@@ -1,0 +1,100 @@
+import { type PostgresStoreOptions, resolveOptions } from './options.ts';
+
+/** Quoted, schema-qualified names of the store's tables, built from validated identifiers only. */
+export interface TableNames {
+  schema: string;
+  sessions: string;
+  messages: string;
+  migrations: string;
+  /** Unquoted, for the advisory lock key and statement names. */
+  key: string;
+}
+
+const quote = (identifier: string) => `"${identifier}"`;
+
+export function tableNames(schema: string, tablePrefix: string): TableNames {
+  const qualified = (table: string) => `${quote(schema)}.${quote(`${tablePrefix}${table}`)}`;
+  return {
+    schema: quote(schema),
+    sessions: qualified('sessions'),
+    messages: qualified('messages'),
+    migrations: qualified('migrations'),
+    key: `${schema}.${tablePrefix}`,
+  };
+}
+
+export interface Migration {
+  version: number;
+  description: string;
+  sql(names: TableNames, tablePrefix: string): string;
+}
+
+/**
+ * Text columns are `COLLATE "C"`: ids sort and compare by bytes, as everywhere else in agentstore,
+ * and ISO-8601 timestamps (the client's clock, from `toISOString()`) compare correctly as text.
+ * Message bodies and session state are JSON kept as `text`: `jsonb` rejects `\u0000` and
+ * reorders keys, and the store decodes them itself anyway.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'sessions and messages',
+    sql: (n, prefix) => `
+CREATE TABLE IF NOT EXISTS ${n.sessions} (
+  id text COLLATE "C" PRIMARY KEY,
+  agent_name text COLLATE "C" NOT NULL,
+  owner_id text COLLATE "C",
+  tenant_id text COLLATE "C",
+  state text NOT NULL,
+  head_seq bigint NOT NULL DEFAULT 0,
+  lease_holder text COLLATE "C",
+  lease_epoch bigint NOT NULL DEFAULT 0,
+  lease_expires_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+) WITH (fillfactor = 80);
+CREATE INDEX IF NOT EXISTS "${prefix}sessions_owner_idx" ON ${n.sessions} (owner_id, id);
+CREATE INDEX IF NOT EXISTS "${prefix}sessions_tenant_idx" ON ${n.sessions} (tenant_id, id);
+CREATE TABLE IF NOT EXISTS ${n.messages} (
+  session_id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  body text NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);`,
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+export function schemaSql(names: TableNames): string {
+  return `CREATE SCHEMA IF NOT EXISTS ${names.schema};`;
+}
+
+export function migrationsTableSql(names: TableNames): string {
+  return `CREATE TABLE IF NOT EXISTS ${names.migrations} (
+  version integer PRIMARY KEY,
+  description text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);`;
+}
+
+export function recordMigrationSql(names: TableNames, migration: Migration): string {
+  // Version and description are constants of this package, never user input.
+  return `INSERT INTO ${names.migrations} (version, description) VALUES (${migration.version}, '${migration.description}') ON CONFLICT (version) DO NOTHING;`;
+}
+
+/**
+ * The whole schema as one idempotent SQL script, for teams that run migrations with their own
+ * tool. It records the versions it applies, so a later `store.migrate()` finds nothing to do.
+ * Run it in one transaction; concurrent runs of this script are not serialised (`migrate()` is).
+ */
+export function migrationSql(options: Pick<PostgresStoreOptions, 'schema' | 'tablePrefix'> = {}): string {
+  const { schema, tablePrefix } = resolveOptions(options);
+  const names = tableNames(schema, tablePrefix);
+  const parts = [schemaSql(names), migrationsTableSql(names)];
+  for (const migration of MIGRATIONS) {
+    parts.push(`-- ${migration.version}: ${migration.description}`, migration.sql(names, tablePrefix).trim());
+    parts.push(recordMigrationSql(names, migration));
+  }
+  return `${parts.join('\n')}\n`;
+}

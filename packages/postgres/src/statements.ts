@@ -1,0 +1,142 @@
+import type { TableNames } from './schema.ts';
+
+/**
+ * The SQL of every operation. Each is ONE statement, so it is atomic by itself and needs no
+ * explicit transaction (nothing ever sits idle in a transaction). Identifiers come from
+ * validated options only; every value is a bound parameter with an explicit type.
+ */
+export interface Statements {
+  append: string;
+  load: string;
+  acquire: string;
+  renew: string;
+  release: string;
+  deleteSession: string;
+  deleteMessages: string;
+  /** The page query; it asks for `limit + 1` rows to know whether another page exists. */
+  list(filters: ListFilters): { text: string; values: unknown[] };
+}
+
+export interface ListFilters {
+  limit: number;
+  ownerId?: string;
+  tenantId?: string;
+  agentName?: string;
+  cursor?: string;
+}
+
+const SESSION_COLUMNS =
+  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at';
+
+export function buildStatements(n: TableNames): Statements {
+  /*
+   * append: $1 session id, $2 expected seq, $3 lease holder (null: no lease), $4 lease epoch,
+   * $5 now (ISO), $6 new state JSON (null: keep), $7 release lease, $8-$11 init agent name,
+   * owner, tenant, state JSON, $12 the messages as one JSON array, $13 how many.
+   *
+   * `created` makes the session when expectedSeq is 0 and no row exists; `advanced` moves the
+   * head of an existing one, guarded by head seq and the lease rule. All CTEs share one
+   * snapshot, so at most one of them yields a row; a concurrent writer makes the guard re-check
+   * the newest row version (READ COMMITTED). Messages are inserted only from that row, so a
+   * failed guard writes nothing, and PRIMARY KEY (session_id, seq) backs the guard up.
+   * `json_array_elements` on `json` (not jsonb) yields each element's text verbatim.
+   * When nothing was granted, the last SELECT returns the session as this statement saw it,
+   * so the error (seq conflict with actualSeq, or lease lost) needs no second round trip.
+   */
+  const append = `WITH created AS (
+  INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
+  SELECT $1::text, $8::text, $9::text, $10::text, COALESCE($6::text, $11::text), $13::bigint, 0, $5::text, $5::text
+  WHERE $2::bigint = 0 AND $3::text IS NULL
+  ON CONFLICT (id) DO NOTHING
+  RETURNING s.head_seq
+), advanced AS (
+  UPDATE ${n.sessions} AS s SET
+    head_seq = s.head_seq + $13::bigint,
+    state = COALESCE($6::text, s.state),
+    lease_holder = CASE WHEN $7::boolean THEN NULL ELSE s.lease_holder END,
+    lease_expires_at = CASE WHEN $7::boolean THEN NULL ELSE s.lease_expires_at END,
+    updated_at = $5::text
+  WHERE s.id = $1::text AND s.head_seq = $2::bigint
+    AND CASE WHEN $3::text IS NULL THEN s.lease_holder IS NULL OR s.lease_expires_at <= $5::text
+             ELSE s.lease_holder = $3::text AND s.lease_epoch = $4::bigint END
+  RETURNING s.head_seq
+), granted AS (
+  SELECT head_seq FROM created UNION ALL SELECT head_seq FROM advanced
+), inserted AS (
+  INSERT INTO ${n.messages} (session_id, seq, body)
+  SELECT $1::text, $2::bigint + m.ord, m.body::text
+  FROM granted, json_array_elements($12::json) WITH ORDINALITY AS m(body, ord)
+)
+SELECT g.head_seq, c.found, c.head_seq AS current_seq, c.lease_holder, c.lease_epoch, c.lease_expires_at
+FROM (SELECT 1) AS one
+LEFT JOIN granted AS g ON true
+LEFT JOIN (
+  SELECT true AS found, head_seq, lease_holder, lease_epoch, lease_expires_at FROM ${n.sessions} WHERE id = $1::text
+) AS c ON g.head_seq IS NULL`;
+
+  // load: the session row (seq 0) and its messages after $2, from one snapshot.
+  const load = `SELECT 0::bigint AS seq, s.state AS body, s.agent_name, s.owner_id, s.tenant_id, s.head_seq,
+  s.lease_holder, s.lease_epoch, s.lease_expires_at, s.created_at, s.updated_at
+FROM ${n.sessions} AS s WHERE s.id = $1::text
+UNION ALL
+SELECT m.seq, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint
+ORDER BY 1`;
+
+  /*
+   * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 expiry, $8 now.
+   * Creates the session with the lease, or takes the lease of an existing one when owner and
+   * tenant match and the lease is free, expired or already this holder's; the conflict row is
+   * locked and re-checked at its newest version. When refused, `prior` tells denied from busy.
+   */
+  const acquire = `WITH prior AS (
+  SELECT true AS found, owner_id, tenant_id, lease_holder, lease_expires_at FROM ${n.sessions} WHERE id = $1::text
+), granted AS (
+  INSERT INTO ${n.sessions} AS s (${SESSION_COLUMNS})
+  VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, 0, $6::text, 1, $7::text, $8::text, $8::text)
+  ON CONFLICT (id) DO UPDATE SET
+    lease_holder = EXCLUDED.lease_holder,
+    lease_epoch = s.lease_epoch + 1,
+    lease_expires_at = EXCLUDED.lease_expires_at
+  WHERE s.owner_id IS NOT DISTINCT FROM EXCLUDED.owner_id
+    AND s.tenant_id IS NOT DISTINCT FROM EXCLUDED.tenant_id
+    AND (s.lease_holder IS NULL OR s.lease_expires_at <= $8::text OR s.lease_holder = EXCLUDED.lease_holder)
+  RETURNING s.*
+)
+SELECT g.*, p.found AS prior_found, p.owner_id AS prior_owner_id, p.tenant_id AS prior_tenant_id,
+  p.lease_holder AS prior_lease_holder, p.lease_expires_at AS prior_lease_expires_at
+FROM (SELECT 1) AS one
+LEFT JOIN granted AS g ON true
+LEFT JOIN prior AS p ON g.id IS NULL`;
+
+  const renew = `UPDATE ${n.sessions} SET lease_expires_at = $4::text
+WHERE id = $1::text AND lease_holder = $2::text AND lease_epoch = $3::bigint
+RETURNING lease_expires_at`;
+
+  // The epoch stays: the next grant must still be higher than every earlier one.
+  const release = `UPDATE ${n.sessions} SET lease_holder = NULL, lease_expires_at = NULL
+WHERE id = $1::text AND lease_holder = $2::text AND lease_epoch = $3::bigint`;
+
+  const deleteSession = `DELETE FROM ${n.sessions} WHERE id = $1::text`;
+  const deleteMessages = `DELETE FROM ${n.messages} WHERE session_id = $1::text`;
+
+  // One statement text per filter combination, so each gets a plan that uses the right index.
+  const list = (filters: ListFilters) => {
+    const values: unknown[] = [filters.limit + 1];
+    const where: string[] = [];
+    const add = (column: string, op: string, value: string | undefined) => {
+      if (value === undefined) return;
+      values.push(value);
+      where.push(`${column} ${op} $${values.length}::text`);
+    };
+    add('owner_id', '=', filters.ownerId);
+    add('tenant_id', '=', filters.tenantId);
+    add('agent_name', '=', filters.agentName);
+    add('id', '>', filters.cursor);
+    const text = `SELECT ${SESSION_COLUMNS} FROM ${n.sessions}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}
+ORDER BY id LIMIT $1::bigint`;
+    return { text, values };
+  };
+
+  return { append, load, acquire, renew, release, deleteSession, deleteMessages, list };
+}
