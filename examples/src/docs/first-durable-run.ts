@@ -1,0 +1,34 @@
+// examples/src/docs/first-durable-run.ts
+import { defineAgent, type LlmAdapter, run, tool } from '@agentstore/core';
+import { sqliteStore } from '@agentstore/sqlite';
+import { z } from 'zod';
+
+export async function firstDurableRun(llm: LlmAdapter) {
+  const agent = defineAgent({
+    name: 'support',
+    instructions: 'Answer support questions. Look orders up before answering.',
+    tools: {
+      getOrder: tool({
+        description: 'Reads an order by id',
+        input: z.object({ orderId: z.string() }),
+        safeToRetry: true, // a read: re-running it after a crash is harmless
+        handler: async ({ orderId }) => ({ orderId, status: 'shipped' }),
+      }),
+    },
+  });
+
+  const store = sqliteStore({ path: 'agent.db' });
+  try {
+    // The same sessionId resumes the same conversation, in this process or the next one.
+    const result = await run(agent, {
+      store,
+      sessionId: 'customer-17:ticket-4',
+      ownerId: 'customer-17',
+      message: 'Where is order 9?',
+      llm,
+    });
+    return result.response;
+  } finally {
+    await store.close();
+  }
+}
