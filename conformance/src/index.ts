@@ -1,3 +1,39 @@
+export {
+  assertContiguous,
+  assertUnchanged,
+  ConformanceViolation,
+  expectStoreError,
+  type SessionSnapshot,
+  snapshot,
+} from './assertions.ts';
+export {
+  applicableChecks,
+  type Capability,
+  type CheckContext,
+  type ConformanceCheck,
+  type ConformanceSpec,
+  describeSpec,
+  offeredCapabilities,
+} from './check.ts';
+export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
+export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
+export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
+export { concurrencyChecks, concurrencySpec, describeConcurrency } from './specs/concurrency.ts';
+export { corruptRecordChecks, corruptRecordSpec, describeCorruptRecords } from './specs/corrupt-records.ts';
+export { crashMatrixChecks, crashMatrixSpec, describeCrashMatrix } from './specs/crash-matrix.ts';
+export { describeHostileIds, HOSTILE_TEXTS, hostileIdChecks, hostileIdSpec } from './specs/hostile-ids.ts';
+export { describeIsolation, isolationChecks, isolationSpec } from './specs/isolation.ts';
+export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
+export { describeLimits, limitChecks, limitSpec, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
+export {
+  DEFAULT_MAX_FLOOR_RATIO,
+  describePerfGate,
+  measureAppendRatio,
+  measureLoopRatio,
+  perfGateChecks,
+  perfGateSpec,
+  type RatioMeasurement,
+} from './specs/perf-gate.ts';
 export type {
   ConformanceTarget,
   RawAppendFloor,

@@ -57,6 +57,12 @@ export interface ConformanceTarget {
   /** Defaults to `store.close()`. */
   destroyStore?: (store: AgentStore) => Promise<void> | void;
   capabilities?: StoreCapabilities;
+  /**
+   * Whether the store promises durability (`store.durable`). Defaults to true; set false only for
+   * a store like `memoryStore()`, so the checks that need a durable store (crash matrix, the
+   * run-loop perf gate) are not registered. The kit checks that `store.durable` agrees.
+   */
+  durable?: boolean;
   /** Perf gate: fail only beyond this ratio to the raw floor (default 3, generous so noise cannot flake it). */
   maxFloorRatio?: number;
 }

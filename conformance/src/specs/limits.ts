@@ -1,0 +1,230 @@
+import { type AppendInput, messageByteLength, type NewMessage } from '@agentstore/core';
+import {
+  assert,
+  assertEqual,
+  assertFacts,
+  assertMessages,
+  assertUnchanged,
+  expectStoreError,
+  preview,
+  type SessionSnapshot,
+  snapshot,
+} from '../assertions.ts';
+import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import {
+  asRecords,
+  freshId,
+  message,
+  messageOfBytes,
+  messages,
+  seedSession,
+  sessionInit,
+} from '../fixtures.ts';
+import type { ConformanceTarget } from '../target.ts';
+
+/** The smallest per-message limit the kit accepts: tool outputs of a few hundred KiB are common. */
+export const MIN_MAX_MESSAGE_BYTES = 262_144;
+
+const nothing: SessionSnapshot = { loaded: null, rawSession: null, rawMessages: [] };
+
+/** Seeds a session with two messages and returns what a rejected write must leave as it is. */
+async function seeded(ctx: CheckContext, label: string): Promise<{ id: string; before: SessionSnapshot }> {
+  const id = freshId(label);
+  await seedSession(ctx.store, id, 2);
+  return { id, before: await snapshot(ctx, id) };
+}
+
+export const limitChecks: ConformanceCheck[] = [
+  {
+    name: `declares maxMessageBytes of at least ${MIN_MAX_MESSAGE_BYTES}`,
+    async run({ store }) {
+      assert(
+        store.limits.maxMessageBytes >= MIN_MAX_MESSAGE_BYTES,
+        `limits.maxMessageBytes is ${store.limits.maxMessageBytes}; the contract needs at least ${MIN_MAX_MESSAGE_BYTES} (256 KiB)`,
+      );
+    },
+  },
+  {
+    name: 'a message of exactly maxMessageBytes round-trips',
+    timeoutMs: 60_000,
+    async run({ store }) {
+      const id = freshId('max-bytes');
+      const big = messageOfBytes(store.limits.maxMessageBytes);
+      assertEqual(messageByteLength(big), store.limits.maxMessageBytes, 'size of the test message');
+      const appended = [
+        message({ role: 'assistant', toolCalls: [{ id: 'call_big', name: 'fetch', input: {} }] }),
+        big,
+      ];
+      await store.append(id, {
+        expectedSeq: 0,
+        messages: appended,
+        session: { init: sessionInit() },
+        lease: null,
+      });
+      const loaded = await store.load(id);
+      assertMessages(loaded?.messages ?? [], asRecords(appended, 1), 'a message of exactly maxMessageBytes');
+    },
+  },
+  {
+    name: 'one byte over maxMessageBytes is PayloadTooLargeError and writes nothing',
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const { id, before } = await seeded(ctx, 'over-bytes');
+      const limit = ctx.store.limits.maxMessageBytes;
+      const over = messageOfBytes(limit + 1);
+      const error = await expectStoreError(
+        ctx.store.append(id, { expectedSeq: 2, messages: [over], lease: null }),
+        'PAYLOAD_TOO_LARGE',
+        'append of a message one byte over maxMessageBytes',
+      );
+      assertFacts(
+        error,
+        { sessionId: id, subject: 'message', messageId: over.id, size: limit + 1, limit },
+        'PayloadTooLargeError',
+      );
+      await assertUnchanged(ctx, id, before, 'over-limit message');
+    },
+  },
+  {
+    name: 'exactly maxMessagesPerAppend messages commit in one append; one more is PayloadTooLargeError',
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const limit = ctx.store.limits.maxMessagesPerAppend;
+      const id = freshId('max-count');
+      const full = messages(limit);
+      assertEqual(
+        await ctx.store.append(id, {
+          expectedSeq: 0,
+          messages: full,
+          session: { init: sessionInit() },
+          lease: null,
+        }),
+        { headSeq: limit },
+        `append of exactly maxMessagesPerAppend (${limit}) messages`,
+      );
+      const before = await snapshot(ctx, id);
+      const error = await expectStoreError(
+        ctx.store.append(id, { expectedSeq: limit, messages: messages(limit + 1), lease: null }),
+        'PAYLOAD_TOO_LARGE',
+        `append of maxMessagesPerAppend + 1 (${limit + 1}) messages`,
+      );
+      assertFacts(
+        error,
+        { sessionId: id, subject: 'append', size: limit + 1, limit },
+        'PayloadTooLargeError',
+      );
+      await assertUnchanged(ctx, id, before, 'too many messages');
+      const fresh = freshId('max-count-new');
+      await expectStoreError(
+        ctx.store.append(fresh, {
+          expectedSeq: 0,
+          messages: messages(limit + 1),
+          session: { init: sessionInit() },
+          lease: null,
+        }),
+        'PAYLOAD_TOO_LARGE',
+        'first append of too many messages',
+      );
+      await assertUnchanged(ctx, fresh, nothing, 'first append of too many messages');
+    },
+  },
+  {
+    name: 'invalid append input is InvalidArgumentError and writes nothing',
+    async run(ctx) {
+      const { id, before } = await seeded(ctx, 'invalid');
+      const good = (): NewMessage => message();
+      const withId = (fields: Partial<NewMessage>): NewMessage => ({ ...good(), ...fields });
+      const duplicate = good();
+      const cases: [string, AppendInput][] = [
+        ['negative expectedSeq', { expectedSeq: -1, messages: [good()], lease: null }],
+        ['fractional expectedSeq', { expectedSeq: 1.5, messages: [good()], lease: null }],
+        ['no messages', { expectedSeq: 2, messages: [], lease: null }],
+        [
+          'a bad role',
+          {
+            expectedSeq: 2,
+            messages: [good(), withId({ role: 'robot' as NewMessage['role'] })],
+            lease: null,
+          },
+        ],
+        ['an empty message id', { expectedSeq: 2, messages: [good(), withId({ id: '' })], lease: null }],
+        [
+          'duplicate message ids',
+          { expectedSeq: 2, messages: [duplicate, good(), { ...duplicate }], lease: null },
+        ],
+        [
+          'content that is not a string',
+          { expectedSeq: 2, messages: [withId({ content: 42 as unknown as string })], lease: null },
+        ],
+        [
+          'a message id over 256 bytes',
+          { expectedSeq: 2, messages: [withId({ id: 'é'.repeat(129) })], lease: null },
+        ],
+        [
+          'a lease with a fractional epoch',
+          { expectedSeq: 2, messages: [good()], lease: { holder: 'a', epoch: 1.5 } },
+        ],
+      ];
+      for (const [what, input] of cases) {
+        const error = await expectStoreError(
+          ctx.store.append(id, input),
+          'INVALID_ARGUMENT',
+          `append with ${what}`,
+        );
+        assert(
+          typeof error.argument === 'string',
+          `InvalidArgumentError for ${what} has no argument path: ${preview(error.argument)}`,
+        );
+        await assertUnchanged(ctx, id, before, `append with ${what}`);
+      }
+      // Rejected before the session exists: nothing may be created either.
+      const fresh = freshId('invalid-new');
+      await expectStoreError(
+        ctx.store.append(fresh, {
+          expectedSeq: 0,
+          messages: [good(), withId({ role: 'robot' as NewMessage['role'] })],
+          session: { init: sessionInit() },
+          lease: null,
+        }),
+        'INVALID_ARGUMENT',
+        'first append with a bad role',
+      );
+      await assertUnchanged(ctx, fresh, nothing, 'first append with a bad role');
+    },
+  },
+  {
+    name: 'invalid session ids (empty, over 1,024 bytes, NUL) are InvalidArgumentError everywhere',
+    async run({ store }) {
+      const invalid: [string, string][] = [
+        ['an empty session id', ''],
+        ['a 1,025-byte session id', `${'a'.repeat(1023)}é`],
+        ['a session id with NUL', `nul\u0000${crypto.randomUUID()}`],
+      ];
+      for (const [what, id] of invalid) {
+        await expectStoreError(
+          store.append(id, {
+            expectedSeq: 0,
+            messages: messages(1),
+            session: { init: sessionInit() },
+            lease: null,
+          }),
+          'INVALID_ARGUMENT',
+          `append with ${what}`,
+        );
+        await expectStoreError(store.load(id), 'INVALID_ARGUMENT', `load with ${what}`);
+        await expectStoreError(
+          store.acquireLease(id, { holder: 'a', ttlMs: 1000, init: sessionInit() }),
+          'INVALID_ARGUMENT',
+          `acquireLease with ${what}`,
+        );
+      }
+    },
+  },
+];
+
+export const limitSpec: ConformanceSpec = { title: 'limits and input validation', checks: limitChecks };
+
+/** Limits: declared sizes hold exactly, over-limit and malformed input is refused before any write. */
+export function describeLimits(target: ConformanceTarget): void {
+  describeSpec(target, limitSpec);
+}
