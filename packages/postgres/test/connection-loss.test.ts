@@ -1,0 +1,154 @@
+import { AgentStoreError, defineAgent, run, SeqConflictError, tool } from '@agentstore/core';
+import { scriptedLlm } from '@agentstore/core/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PostgresStore, postgresStore } from '../src/index.ts';
+import { type DropProxy, startDropProxy } from './drop-proxy.ts';
+import { init, message, uniqueId, usePostgres } from './harness.ts';
+
+const server = usePostgres('loss');
+
+/** Seqs and ids exactly as stored, read with plain SQL (not through the store). */
+async function stored(sessionId: string) {
+  const { rows } = await server.pool.query<{ seq: string; body: string }>(
+    `SELECT seq, body FROM "${server.schema}".agentstore_messages WHERE session_id = $1 ORDER BY seq`,
+    [sessionId],
+  );
+  return rows.map((row) => ({ seq: Number(row.seq), id: JSON.parse(row.body).id as string }));
+}
+
+const anyInput = {
+  '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value }) },
+};
+
+describe('connection loss during an append', () => {
+  let proxy: DropProxy;
+  let proxied: pg.Pool;
+  let store: PostgresStore;
+
+  beforeAll(async () => {
+    proxy = await startDropProxy(server.url);
+    proxied = new pg.Pool({ connectionString: proxy.url, max: 1 });
+    proxied.on('error', () => {});
+    store = postgresStore({ pool: proxied }, { schema: server.schema });
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await proxied.end();
+    await proxy.close();
+  });
+
+  it('an answer lost after commit is an untyped error; a re-read shows the messages exactly once', async () => {
+    const id = uniqueId();
+    await store.append(id, {
+      expectedSeq: 0,
+      messages: [message('a')],
+      session: { init: init() },
+      lease: null,
+    });
+    const dropped = proxy.loseNextAnswer();
+    const lost = [message('b'), message('c')];
+    const error = await store.append(id, { expectedSeq: 1, messages: lost, lease: null }).catch((e) => e);
+    await dropped;
+    // Not a typed store error: the caller must treat the outcome as unknown and re-read.
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(AgentStoreError);
+    expect(await stored(id)).toEqual([
+      { seq: 1, id: 'a' },
+      { seq: 2, id: 'b' },
+      { seq: 3, id: 'c' },
+    ]);
+    const reread = await store.load(id, { afterSeq: 1 });
+    expect(reread?.messages.map((m) => m.id)).toEqual(['b', 'c']);
+    // Blindly retrying cannot duplicate: the guard refuses it.
+    await expect(store.append(id, { expectedSeq: 1, messages: lost, lease: null })).rejects.toBeInstanceOf(
+      SeqConflictError,
+    );
+    expect((await stored(id)).length).toBe(3);
+  });
+
+  it('a backend killed before commit writes nothing, and the retry lands once', async () => {
+    const id = uniqueId();
+    await store.append(id, {
+      expectedSeq: 0,
+      messages: [message('a')],
+      session: { init: init() },
+      lease: null,
+    });
+    // Hold the session row so the append blocks inside its statement, then kill its backend.
+    const locker = await server.pool.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`SELECT 1 FROM "${server.schema}".agentstore_sessions WHERE id = $1 FOR UPDATE`, [
+        id,
+      ]);
+      const pending = store
+        .append(id, { expectedSeq: 1, messages: [message('b')], lease: null })
+        .catch((e) => e);
+      let pid: number | undefined;
+      for (let i = 0; i < 200 && pid === undefined; i++) {
+        const { rows } = await server.pool.query(
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH created AS%'`,
+        );
+        pid = rows[0]?.pid;
+        if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(pid).toBeDefined();
+      await server.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      const error = await pending;
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(AgentStoreError);
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    expect(await stored(id)).toEqual([{ seq: 1, id: 'a' }]);
+    expect(await store.append(id, { expectedSeq: 1, messages: [message('b')], lease: null })).toEqual({
+      headSeq: 2,
+    });
+    expect(await stored(id)).toEqual([
+      { seq: 1, id: 'a' },
+      { seq: 2, id: 'b' },
+    ]);
+  });
+
+  it('run() resolves a lost tool-result ack by re-reading: the tool ran once and every message is stored once', async () => {
+    const sessionId = uniqueId('run');
+    const calls: string[] = [];
+    let answersLost = 0;
+    const agent = defineAgent({
+      name: 'notifier',
+      instructions: 'Notify.',
+      tools: {
+        notify: tool({
+          description: 'Sends a notification (a side effect, not safe to retry)',
+          input: anyInput,
+          handler: async (_input, ctx) => {
+            calls.push(ctx.toolCallId);
+            // The write of this result reaches the server, but its answer never comes back.
+            void proxy.loseNextAnswer().then(() => {
+              answersLost += 1;
+            });
+            return { sent: true };
+          },
+        }),
+      },
+    });
+    const llm = scriptedLlm([
+      { toolCalls: [{ id: 'call-1', name: 'notify', input: { to: 'ops' } }] },
+      { text: 'Done.' },
+    ]);
+    const result = await run(agent, { store, sessionId, message: 'go', llm });
+    expect(result.status).toBe('complete');
+    expect(result.response).toBe('Done.');
+    expect(calls).toEqual(['call-1']);
+    expect(answersLost).toBe(1);
+    const rows = await stored(sessionId);
+    expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    const loaded = await store.load(sessionId);
+    expect(loaded?.messages.filter((m) => m.role === 'tool' && m.toolCallId === 'call-1')).toHaveLength(1);
+    expect(loaded?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(loaded?.session.lease).toBeNull();
+  });
+});
