@@ -1,0 +1,9 @@
+export { ToolSchemaConversionError, UnsupportedModelError } from './errors.ts';
+export {
+  type AiSdkCallSettings,
+  type AiSdkLanguageModel,
+  type FromAiSdkOptions,
+  fromAiSdk,
+} from './from-ai-sdk.ts';
+export { type IsToolError, isErrorShaped } from './to-prompt.ts';
+export type { ToJsonSchema, ToolInputSchema } from './tool-schemas.ts';

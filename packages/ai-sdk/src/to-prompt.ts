@@ -1,0 +1,128 @@
+import { InvalidArgumentError, type JsonValue, type LlmMessage } from '@agentstore/core';
+
+// The subset of the spec's prompt this adapter produces. It is identical in LanguageModelV4 and
+// LanguageModelV3, so one prompt serves both.
+interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+interface ToolCallPart {
+  type: 'tool-call';
+  toolCallId: string;
+  toolName: string;
+  input: JsonValue;
+}
+
+export type ToolResultOutput =
+  | { type: 'text'; value: string }
+  | { type: 'json'; value: JsonValue }
+  | { type: 'error-text'; value: string }
+  | { type: 'error-json'; value: JsonValue };
+
+interface ToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  output: ToolResultOutput;
+}
+
+export type PromptMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: TextPart[] }
+  | { role: 'assistant'; content: Array<TextPart | ToolCallPart> }
+  | { role: 'tool'; content: ToolResultPart[] };
+
+/** Decides whether a stored tool result (its content parsed from JSON) is an error for the model. */
+export type IsToolError = (value: JsonValue, message: LlmMessage) => boolean;
+
+/**
+ * The loop stores every failed call — handler error, invalid input, unknown tool, a
+ * `tool-durability-error` after a crash, a rejected approval — as a JSON object with an `error`
+ * key, and `LlmMessage` carries no `kind`, so that shape is what marks an error.
+ */
+export const isErrorShaped: IsToolError = (value) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value;
+
+function parseJson(text: string): { ok: true; value: JsonValue } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as JsonValue };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** The stored content is the JSON text of the result: parse it back to a value for the provider. */
+export function toolResultOutput(message: LlmMessage, isToolError: IsToolError): ToolResultOutput {
+  const parsed = parseJson(message.content);
+  // Not JSON (a message written by hand or by another writer): send the text as it is.
+  if (!parsed.ok) return { type: 'text', value: message.content };
+  const { value } = parsed;
+  if (isToolError(value, message)) {
+    // A bare `{ error: "…" }` reads best as error text; richer errors keep their facts.
+    const fields = typeof value === 'object' && value !== null ? Object.entries(value) : [];
+    const [only] = fields;
+    if (fields.length === 1 && only?.[0] === 'error' && typeof only[1] === 'string') {
+      return { type: 'error-text', value: only[1] };
+    }
+    return { type: 'error-json', value };
+  }
+  // Like the AI SDK's own tool outputs: strings as text, everything else as JSON.
+  return typeof value === 'string' ? { type: 'text', value } : { type: 'json', value };
+}
+
+/** Maps the loop's conversation to the spec's prompt: system first, consecutive tool results merged. */
+export function toPrompt(system: string, messages: LlmMessage[], isToolError: IsToolError): PromptMessage[] {
+  const prompt: PromptMessage[] = [];
+  if (system !== '') prompt.push({ role: 'system', content: system });
+  const callNames = new Map<string, string>();
+  messages.forEach((message, index) => {
+    switch (message.role) {
+      case 'system':
+        prompt.push({ role: 'system', content: message.content });
+        return;
+      case 'user':
+        prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
+        return;
+      case 'assistant': {
+        const calls = message.toolCalls ?? [];
+        const content: Array<TextPart | ToolCallPart> = [];
+        if (message.content !== '' || calls.length === 0)
+          content.push({ type: 'text', text: message.content });
+        for (const call of calls) {
+          callNames.set(call.id, call.name);
+          content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input });
+        }
+        prompt.push({ role: 'assistant', content });
+        return;
+      }
+      case 'tool': {
+        const toolCallId = message.toolCallId;
+        if (toolCallId === undefined) {
+          throw new InvalidArgumentError({
+            argument: `messages[${index}].toolCallId`,
+            reason: 'a tool result must name the call it answers',
+          });
+        }
+        const toolName = message.toolName ?? callNames.get(toolCallId);
+        if (toolName === undefined) {
+          throw new InvalidArgumentError({
+            argument: `messages[${index}].toolName`,
+            reason: `is missing and no earlier assistant message has a call ${JSON.stringify(toolCallId)}`,
+          });
+        }
+        const part: ToolResultPart = {
+          type: 'tool-result',
+          toolCallId,
+          toolName,
+          output: toolResultOutput(message, isToolError),
+        };
+        const last = prompt.at(-1);
+        if (last?.role === 'tool') last.content.push(part);
+        else prompt.push({ role: 'tool', content: [part] });
+        return;
+      }
+    }
+  });
+  return prompt;
+}
