@@ -2,7 +2,7 @@ import type { LlmAdapter } from '@agentstore/core';
 import type { LanguageModelV3, LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { UnsupportedModelError } from './errors.ts';
 import { fromResult } from './from-result.ts';
-import { type IsToolError, isErrorShaped, toPrompt } from './to-prompt.ts';
+import { type IsToolError, isFailedToolResult, toPrompt } from './to-prompt.ts';
 import { functionToolMapper, type ToJsonSchema } from './tool-schemas.ts';
 
 /** A provider's language model object: `anthropic('…')`, `openai('…')`, … (spec v4, or v3). */
@@ -54,7 +54,7 @@ function assertSupported(model: unknown): asserts model is AiSdkLanguageModel {
 export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): LlmAdapter {
   assertSupported(model);
   const toFunctionTool = functionToolMapper(options.toJsonSchema);
-  const isToolError = options.isToolError ?? isErrorShaped;
+  const isToolError = options.isToolError ?? isFailedToolResult;
   return {
     async generate({ system, messages, tools, signal }) {
       signal.throwIfAborted();

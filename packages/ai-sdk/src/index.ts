@@ -5,5 +5,5 @@ export {
   type FromAiSdkOptions,
   fromAiSdk,
 } from './from-ai-sdk.ts';
-export { type IsToolError, isErrorShaped } from './to-prompt.ts';
+export { type IsToolError, isFailedToolResult } from './to-prompt.ts';
 export type { ToJsonSchema, ToolInputSchema } from './tool-schemas.ts';

@@ -37,12 +37,11 @@ export type PromptMessage =
 export type IsToolError = (value: JsonValue, message: LlmMessage) => boolean;
 
 /**
- * The loop stores every failed call — handler error, invalid input, unknown tool, a
- * `tool-durability-error` after a crash, a rejected approval — as a JSON object with an `error`
- * key, and `LlmMessage` carries no `kind`, so that shape is what marks an error.
+ * The loop marks every failed call — handler error, invalid input, unknown tool, a
+ * `tool-durability-error` after a crash, a rejected approval — with a `kind`; a successful
+ * result has none. So a tool that returns `{ error: … }` as a normal result stays a result.
  */
-export const isErrorShaped: IsToolError = (value) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value;
+export const isFailedToolResult: IsToolError = (_value, message) => message.kind !== undefined;
 
 function parseJson(text: string): { ok: true; value: JsonValue } | { ok: false } {
   try {

@@ -26,7 +26,7 @@ const conversation: LlmMessage[] = [
   },
   { role: 'tool', toolCallId: 'c1', toolName: 'getWeather', content: '{"tempC":21,"sky":null}' },
   // No toolName: taken from the call it answers.
-  { role: 'tool', toolCallId: 'c2', content: '{"error":"Rome is offline"}' },
+  { role: 'tool', toolCallId: 'c2', kind: 'tool-error', content: '{"error":"Rome is offline"}' },
   {
     role: 'assistant',
     content: '',
@@ -36,7 +36,13 @@ const conversation: LlmMessage[] = [
       { id: 'c5', name: 'legacy', input: {} },
     ],
   },
-  { role: 'tool', toolCallId: 'c3', toolName: 'postSlack', content: JSON.stringify(durabilityContent) },
+  {
+    role: 'tool',
+    toolCallId: 'c3',
+    toolName: 'postSlack',
+    kind: 'tool-durability-error',
+    content: JSON.stringify(durabilityContent),
+  },
   { role: 'tool', toolCallId: 'c4', toolName: 'summarize', content: '"Paris is warm."' },
   { role: 'tool', toolCallId: 'c5', toolName: 'legacy', content: 'not json at all' },
   { role: 'assistant', content: 'Paris is 21°C; Rome is unavailable; Slack state unknown.' },
@@ -172,5 +178,20 @@ describe('core messages → the provider prompt', () => {
       llm.generate(request([{ role: 'tool', toolCallId: 'ghost', content: '{}' }])),
     ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'messages[0].toolName' });
     expect(model.doGenerateCalls).toHaveLength(0);
+  });
+});
+
+describe('which results are errors by default', () => {
+  it('treats a result as an error only when the loop stored it with a kind', async () => {
+    const { toolResultOutput, isFailedToolResult } = await import('../src/to-prompt.ts');
+    const data: LlmMessage = { role: 'tool', toolCallId: 'x', content: '{"error":"just data"}' };
+    expect(toolResultOutput(data, isFailedToolResult)).toEqual({
+      type: 'json',
+      value: { error: 'just data' },
+    });
+    expect(toolResultOutput({ ...data, kind: 'tool-error' }, isFailedToolResult)).toEqual({
+      type: 'error-text',
+      value: 'just data',
+    });
   });
 });

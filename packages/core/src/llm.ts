@@ -7,6 +7,8 @@ export interface LlmMessage {
   toolCalls?: ToolCall[];
   toolCallId?: string;
   toolName?: string;
+  /** Set on failed tool results (`tool-error`, `tool-durability-error`, …) so adapters can mark them as errors. */
+  kind?: string;
 }
 
 export interface LlmToolSpec {

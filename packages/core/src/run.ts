@@ -69,12 +69,13 @@ interface Conversation {
   usage: Usage;
 }
 
-const toLlmMessage = ({ role, content, toolCalls, toolCallId, toolName }: MessageRecord): LlmMessage => ({
+const toLlmMessage = ({ role, content, toolCalls, toolCallId, toolName, kind }: MessageRecord): LlmMessage => ({
   role,
   content,
   ...(toolCalls ? { toolCalls } : {}),
   ...(toolCallId !== undefined ? { toolCallId } : {}),
   ...(toolName !== undefined ? { toolName } : {}),
+  ...(kind !== undefined ? { kind } : {}),
 });
 
 const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): NewMessage => ({
