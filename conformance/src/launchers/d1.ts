@@ -20,6 +20,8 @@ export interface LaunchD1Options {
   /** Extra ES modules for the worker, when `script` imports them. */
   modules?: { path: string; contents: string }[];
   compatibilityDate?: string;
+  /** e.g. `['nodejs_compat']` for a script that imports `node:*` modules. */
+  compatibilityFlags?: string[];
 }
 
 const STUB_WORKER = 'export default { fetch() { return new Response("ok"); } };';
@@ -52,6 +54,7 @@ export async function launchD1(options: LaunchD1Options = {}): Promise<LaunchedS
   const miniflare = new miniflareModule.Miniflare({
     ...worker,
     compatibilityDate: options.compatibilityDate ?? COMPATIBILITY_DATE,
+    compatibilityFlags: options.compatibilityFlags ?? [],
     d1Databases: { DB: 'agentstore-d1' },
     ...(options.persist !== undefined ? { d1Persist: options.persist } : {}),
   } as MiniflareOptions);

@@ -5,7 +5,8 @@ import type { D1DatabaseLike } from '../src/index.ts';
 /** One Miniflare D1 database per test file. */
 export async function launchTestD1(): Promise<LaunchedServer<D1LaunchInfo> & { db: D1DatabaseLike }> {
   const server = await launchD1();
-  return { ...server, db: server.info.db as unknown as D1DatabaseLike };
+  const db: D1DatabaseLike = server.info.db;
+  return { ...server, db };
 }
 
 let counter = 0;

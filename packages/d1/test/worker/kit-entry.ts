@@ -1,0 +1,53 @@
+import { applicableChecks, type ConformanceTarget, conformanceSpecs } from '@agentstore/conformance';
+import { type D1DatabaseLike, d1Store } from '../../src/index.ts';
+import { d1Corrupt, d1Floor, d1RawReader } from '../d1-capabilities.ts';
+
+/**
+ * Runs one of the conformance kit's checks INSIDE workerd, against the D1 binding, with the
+ * same capabilities the Node-side run uses. The kit's checks are plain functions; only its
+ * vitest registration is left out of this bundle.
+ */
+interface Env {
+  DB: D1DatabaseLike;
+}
+
+const TABLE_PREFIX = 'kit_';
+
+function target(db: D1DatabaseLike): ConformanceTarget {
+  const tables = d1Store({ binding: db }, { tablePrefix: TABLE_PREFIX }).tables;
+  return {
+    name: 'd1 inside workerd',
+    createStore: () => d1Store({ binding: db }, { tablePrefix: TABLE_PREFIX }),
+    capabilities: {
+      raw: d1RawReader(db, tables),
+      corrupt: d1Corrupt(db, tables),
+      floor: d1Floor(db, tables),
+    },
+  };
+}
+
+async function runCheck(url: URL, env: Env) {
+  const t = target(env.DB);
+  const spec = conformanceSpecs.find((s) => s.title === url.searchParams.get('spec'));
+  const check =
+    spec && applicableChecks(t, spec.checks).find((c) => c.name === url.searchParams.get('check'));
+  if (!check) return { ok: false, error: `no applicable check ${url.search}` };
+  const store = await t.createStore();
+  await (store as ReturnType<typeof d1Store>).migrate();
+  const start = Date.now();
+  try {
+    await check.run({ store, target: t, capabilities: t.capabilities ?? {} });
+    return { ok: true, ms: Date.now() - start };
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error));
+    return { ok: false, ms: Date.now() - start, error: `${e.name}: ${e.message}`, stack: e.stack };
+  } finally {
+    await store.close();
+  }
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    return Response.json(await runCheck(new URL(request.url), env));
+  },
+};
