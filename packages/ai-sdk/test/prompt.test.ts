@@ -2,6 +2,7 @@ import { InvalidArgumentError, type LlmMessage, ToolDurabilityError } from '@age
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { fromAiSdk } from '../src/index.ts';
+import { isFailedToolResult, toolResultOutput } from '../src/to-prompt.ts';
 import { generated, request } from './fixtures.ts';
 
 const durability = new ToolDurabilityError({ sessionId: 's1', toolCallId: 'c3', toolName: 'postSlack' });
@@ -182,8 +183,7 @@ describe('core messages → the provider prompt', () => {
 });
 
 describe('which results are errors by default', () => {
-  it('treats a result as an error only when the loop stored it with a kind', async () => {
-    const { toolResultOutput, isFailedToolResult } = await import('../src/to-prompt.ts');
+  it('treats a result as an error only when the loop stored it with a kind', () => {
     const data: LlmMessage = { role: 'tool', toolCallId: 'x', content: '{"error":"just data"}' };
     expect(toolResultOutput(data, isFailedToolResult)).toEqual({
       type: 'json',
