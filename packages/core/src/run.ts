@@ -69,7 +69,14 @@ interface Conversation {
   usage: Usage;
 }
 
-const toLlmMessage = ({ role, content, toolCalls, toolCallId, toolName, kind }: MessageRecord): LlmMessage => ({
+const toLlmMessage = ({
+  role,
+  content,
+  toolCalls,
+  toolCallId,
+  toolName,
+  kind,
+}: MessageRecord): LlmMessage => ({
   role,
   content,
   ...(toolCalls ? { toolCalls } : {}),
