@@ -240,7 +240,8 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
   };
 
   return {
-    durable: true,
+    // An in-memory database dies with the process: `run()` must refuse it for durable sessions.
+    durable: !db.memory,
     limits,
     database: db,
 

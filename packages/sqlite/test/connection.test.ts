@@ -21,6 +21,7 @@ describe('connection settings', () => {
     expect(pragma(store.database, 'journal_mode')).toBe('wal');
     expect(pragma(store.database, 'synchronous')).toBe(SYNCHRONOUS.FULL);
     expect(pragma(store.database, 'busy_timeout')).toBe(5000);
+    expect(store.durable).toBe(true);
     await store.close();
     // WAL is a property of the file: another connection sees it too.
     const other = new BetterSqlite3(dir.file());
@@ -73,6 +74,8 @@ describe('connection settings', () => {
   it('works on an in-memory database', async () => {
     const store = sqliteStore({ path: ':memory:' });
     expect(pragma(store.database, 'journal_mode')).toBe('memory');
+    // Nothing survives the process, so run() must not treat it as durable.
+    expect(store.durable).toBe(false);
     await store.append('s1', { expectedSeq: 0, messages: messages('a', 3), lease: null });
     expect((await store.load('s1', { afterSeq: 1 }))?.messages.map((m) => m.seq)).toEqual([2, 3]);
     await store.close();
