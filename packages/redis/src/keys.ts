@@ -30,17 +30,12 @@ export function sessionTag(sessionId: string): string {
  * as the reference store, and every id (lone surrogates too) maps to exactly one member.
  */
 export function indexMember(sessionId: string): string {
-  let out = '';
-  for (let i = 0; i < sessionId.length; i++) out += sessionId.charCodeAt(i).toString(16).padStart(4, '0');
-  return out;
+  return Buffer.from(sessionId, 'utf16le').swap16().toString('hex');
 }
 
 export function sessionIdFromMember(member: string): string | null {
   if (member.length % 4 !== 0 || !/^[0-9a-f]*$/.test(member)) return null;
-  let out = '';
-  for (let i = 0; i < member.length; i += 4)
-    out += String.fromCharCode(Number.parseInt(member.slice(i, i + 4), 16));
-  return out;
+  return Buffer.from(member, 'hex').swap16().toString('utf16le');
 }
 
 export interface SessionKeys {

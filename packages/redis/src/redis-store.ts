@@ -7,6 +7,7 @@ import {
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
+  type SessionInit,
   type SessionRecord,
   type StoreLimits,
   validateAppendInput,
@@ -47,7 +48,7 @@ export interface RedisAgentStore extends AgentStore {
  */
 export const REDIS_LIMITS: StoreLimits = { maxMessageBytes: 1024 * 1024, maxMessagesPerAppend: 500 };
 
-type IndexMode = 'inline' | 'ask' | 'done';
+const DEFAULT_INIT: SessionInit = { agentName: '', ownerId: null, tenantId: null, state: null };
 
 function asTuple(reply: unknown): unknown[] {
   if (!Array.isArray(reply)) throw new Error(`@agentstore/redis: unexpected script reply ${String(reply)}`);
@@ -102,14 +103,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     return isCluster ? [k.session, k.messages] : [k.session, k.messages, keys.index];
   };
 
-  /** Runs a creating script; on a Cluster, indexes the session first when the script asks. */
-  const withIndex = async (sessionId: string, run: (mode: IndexMode) => Promise<unknown[]>) => {
-    if (!isCluster) return run('inline');
-    const first = await run('ask');
-    if (first[0] !== 'INDEX') return first;
-    await client.zadd(keys.index, 0, indexMember(sessionId));
-    return run('done');
-  };
+  /**
+   * Cluster only: a creating script found the session absent and asked for the index entry
+   * first (the index is in another slot). Indexing before creating means a session that exists
+   * is always listed; a failed creation leaves at most an entry that listSessions skips.
+   */
+  const indexFirst = (sessionId: string) => client.zadd(keys.index, 0, indexMember(sessionId));
 
   const loadRaw = async (sessionId: string, afterSeq: number, withMessages: boolean) => {
     const k = keys.session(sessionId);
@@ -152,30 +151,39 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       assertOpen();
       validateAppendInput(sessionId, input, limits);
       const now = Date.now();
-      const init = input.session?.init;
-      const hasState = input.session?.state !== undefined;
-      const args = (mode: IndexMode) => [
-        input.expectedSeq,
+      const { expectedSeq, lease } = input;
+      const state = input.session?.state;
+      // Only an append at seq 0 can create the session; later ones skip the creation arguments.
+      const init = expectedSeq === 0 ? (input.session?.init ?? DEFAULT_INIT) : null;
+      const args: (string | number)[] = [
+        expectedSeq,
         now,
         new Date(now).toISOString(),
-        input.lease === null ? 'none' : 'token',
-        input.lease === null ? '' : JSON.stringify(input.lease.holder),
-        input.lease === null ? '' : String(input.lease.epoch),
+        lease === null ? 'none' : 'token',
+        lease === null ? '' : JSON.stringify(lease.holder),
+        lease === null ? '' : lease.epoch,
         input.releaseLease ? '1' : '0',
-        hasState ? '1' : '0',
-        hasState ? JSON.stringify(input.session?.state) : '',
-        JSON.stringify(init?.agentName ?? ''),
-        JSON.stringify(init?.ownerId ?? null),
-        JSON.stringify(init?.tenantId ?? null),
-        JSON.stringify(init?.state ?? null),
+        state === undefined ? '0' : '1',
+        state === undefined ? '' : JSON.stringify(state),
+        init ? JSON.stringify(init.agentName ?? '') : '',
+        init ? JSON.stringify(init.ownerId ?? null) : '',
+        init ? JSON.stringify(init.tenantId ?? null) : '',
+        init ? JSON.stringify(init.state ?? null) : '',
         ttl,
-        mode,
-        indexMember(sessionId),
-        JSON.stringify(sessionId),
-        ...input.messages.map((m, i) => encodeMessage(m, input.expectedSeq + 1 + i)),
+        isCluster ? 'ask' : 'inline',
+        init ? indexMember(sessionId) : '',
+        init ? JSON.stringify(sessionId) : '',
+        expectedSeq + input.messages.length,
       ];
+      for (let i = 0; i < input.messages.length; i++)
+        args.push(encodeMessage(input.messages[i]!, expectedSeq + 1 + i));
       const k = scriptKeys(sessionId);
-      const reply = await withIndex(sessionId, async (mode) => asTuple(await scripts.append(k, args(mode))));
+      let reply = asTuple(await scripts.append(k, args));
+      if (reply[0] === 'INDEX') {
+        await indexFirst(sessionId);
+        args[14] = 'done';
+        reply = asTuple(await scripts.append(k, args));
+      }
       switch (reply[0]) {
         case 'OK':
           return { headSeq: Number(reply[1]) };
@@ -209,7 +217,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       }
       const now = Date.now();
       const k = scriptKeys(sessionId);
-      const args = (mode: IndexMode) => [
+      const args: (string | number)[] = [
         JSON.stringify(holder),
         now,
         ttlMs,
@@ -219,11 +227,16 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         JSON.stringify(init.state ?? null),
         new Date(now).toISOString(),
         ttl,
-        mode,
+        isCluster ? 'ask' : 'inline',
         indexMember(sessionId),
         JSON.stringify(sessionId),
       ];
-      const reply = await withIndex(sessionId, async (mode) => asTuple(await scripts.acquire(k, args(mode))));
+      let reply = asTuple(await scripts.acquire(k, args));
+      if (reply[0] === 'INDEX') {
+        await indexFirst(sessionId);
+        args[9] = 'done';
+        reply = asTuple(await scripts.acquire(k, args));
+      }
       switch (reply[0]) {
         case 'OK': {
           const session: SessionRecord = decodeSession(sessionId, fieldsOf(reply[2]));

@@ -9,59 +9,52 @@
  * leaseExpiresMs, createdAt, updatedAt.
  */
 
-/** Refreshes the optional TTL on both session keys ('0' = no TTL). */
-const REFRESH_TTL = `
-local function refresh_ttl(ttl)
-  if ttl ~= '0' then
-    redis.call('PEXPIRE', KEYS[1], ttl)
-    redis.call('PEXPIRE', KEYS[2], ttl)
-  end
-end
-`;
+/** Refreshes the optional TTL on both session keys ('0' = no TTL). Inlined: no per-call closures. */
+const refreshTtl = (ttlArg: string) => `
+if ${ttlArg} ~= '0' then
+  redis.call('PEXPIRE', KEYS[1], ${ttlArg})
+  redis.call('PEXPIRE', KEYS[2], ${ttlArg})
+end`;
 
 /**
  * Creates the session hash. Index modes: 'inline' adds the index member in this script (KEYS[3]),
  * 'done' means the caller already indexed it, 'ask' returns {'INDEX'} before writing anything so
  * the caller can index first (Cluster: the index lives in another slot).
  */
-const CREATE_SESSION = `
-local function create_session(id, agent, owner, tenant, state, now_iso, index_mode, member)
-  redis.call('HSET', KEYS[1], 'id', id, 'agentName', agent, 'ownerId', owner, 'tenantId', tenant,
-    'state', state, 'headSeq', '0', 'createdAt', now_iso, 'updatedAt', now_iso)
-  if index_mode == 'inline' then redis.call('ZADD', KEYS[3], 0, member) end
-end
-`;
+const createSession = (
+  a: Record<'id' | 'agent' | 'owner' | 'tenant' | 'state' | 'now' | 'mode' | 'member', string>,
+) => `
+  if ${a.mode} == 'ask' then return {'INDEX'} end
+  redis.call('HSET', KEYS[1], 'id', ${a.id}, 'agentName', ${a.agent}, 'ownerId', ${a.owner},
+    'tenantId', ${a.tenant}, 'state', ${a.state}, 'headSeq', '0', 'createdAt', ${a.now}, 'updatedAt', ${a.now})
+  if ${a.mode} == 'inline' then redis.call('ZADD', KEYS[3], 0, ${a.member}) end`;
 
 /**
  * KEYS: session, messages[, index]
  * ARGV: 1 expectedSeq, 2 nowMs, 3 nowIso, 4 'token'|'none', 5 holderJson, 6 epoch,
  *       7 releaseLease '1'|'0', 8 hasState '1'|'0', 9 stateJson, 10 init agentNameJson,
  *       11 init ownerJson, 12 init tenantJson, 13 init stateJson, 14 ttlMs|'0',
- *       15 index mode, 16 index member, 17 idJson, 18.. message JSON (seq already inside)
+ *       15 index mode, 16 index member, 17 idJson, 18 new headSeq, 19.. message JSON (seq inside)
+ * Seqs are compared as decimal text (both sides are written by this package), so the guard
+ * costs one HMGET and no number parsing.
  * Returns {'OK', headSeq} | {'SEQ', storedHead} | {'LEASE'} | {'INDEX'}.
  */
-export const APPEND_LUA = `${REFRESH_TTL}${CREATE_SESSION}
+export const APPEND_LUA = `
 local s = redis.call('HMGET', KEYS[1], 'headSeq', 'leaseHolder', 'leaseEpoch', 'leaseExpiresMs')
-local exists = s[1] ~= false
-local head = 0
-if exists then head = tonumber(s[1]) end
-if head ~= tonumber(ARGV[1]) then return {'SEQ', s[1] or '0'} end
+local head = s[1] or '0'
+if head ~= ARGV[1] then return {'SEQ', head} end
 if ARGV[4] == 'token' then
   if s[2] ~= ARGV[5] or s[3] ~= ARGV[6] then return {'LEASE'} end
 elseif s[2] and tonumber(s[4]) > tonumber(ARGV[2]) then
   return {'LEASE'}
 end
-if not exists then
-  if ARGV[15] == 'ask' then return {'INDEX'} end
-  create_session(ARGV[17], ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[3], ARGV[15], ARGV[16])
+if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'ARGV[3]', mode: 'ARGV[15]', member: 'ARGV[16]' })}
 end
-local new_head = head + (#ARGV - 17)
-redis.call('RPUSH', KEYS[2], unpack(ARGV, 18))
-redis.call('HSET', KEYS[1], 'headSeq', string.format('%.0f', new_head), 'updatedAt', ARGV[3])
+redis.call('RPUSH', KEYS[2], unpack(ARGV, 19))
+redis.call('HSET', KEYS[1], 'headSeq', ARGV[18], 'updatedAt', ARGV[3])
 if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'state', ARGV[9]) end
-if ARGV[7] == '1' then redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs') end
-refresh_ttl(ARGV[14])
-return {'OK', new_head}
+if ARGV[7] == '1' then redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs') end${refreshTtl('ARGV[14]')}
+return {'OK', ARGV[18]}
 `;
 
 /**
@@ -89,20 +82,17 @@ return {s, msgs}
  *       7 stateJson, 8 nowIso, 9 ttlMs|'0', 10 index mode, 11 index member, 12 idJson
  * Returns {'OK', epoch, sessionHashFlat} | {'DENIED'} | {'BUSY', expiresMs} | {'INDEX'}.
  */
-export const ACQUIRE_LUA = `${REFRESH_TTL}${CREATE_SESSION}
+export const ACQUIRE_LUA = `
 local s = redis.call('HMGET', KEYS[1], 'headSeq', 'ownerId', 'tenantId', 'leaseHolder', 'leaseExpiresMs')
 local now = tonumber(ARGV[2])
 if s[1] then
   if s[2] ~= ARGV[5] or s[3] ~= ARGV[6] then return {'DENIED'} end
   if s[4] and s[4] ~= ARGV[1] and tonumber(s[5]) > now then return {'BUSY', s[5]} end
-else
-  if ARGV[10] == 'ask' then return {'INDEX'} end
-  create_session(ARGV[12], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[10], ARGV[11])
+else${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant: 'ARGV[6]', state: 'ARGV[7]', now: 'ARGV[8]', mode: 'ARGV[10]', member: 'ARGV[11]' })}
 end
 local epoch = redis.call('HINCRBY', KEYS[1], 'leaseEpoch', 1)
 redis.call('HSET', KEYS[1], 'leaseHolder', ARGV[1],
-  'leaseExpiresMs', string.format('%.0f', now + tonumber(ARGV[3])))
-refresh_ttl(ARGV[9])
+  'leaseExpiresMs', string.format('%.0f', now + tonumber(ARGV[3])))${refreshTtl('ARGV[9]')}
 return {'OK', epoch, redis.call('HGETALL', KEYS[1])}
 `;
 
@@ -110,20 +100,18 @@ return {'OK', epoch, redis.call('HGETALL', KEYS[1])}
  * KEYS: session, messages. ARGV: 1 holderJson, 2 epoch, 3 expiresMs, 4 ttlMs|'0'.
  * Returns 1 when renewed, 0 when the holder/epoch no longer hold the lease.
  */
-export const RENEW_LUA = `${REFRESH_TTL}
+export const RENEW_LUA = `
 local s = redis.call('HMGET', KEYS[1], 'leaseHolder', 'leaseEpoch')
 if not s[1] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'leaseExpiresMs', ARGV[3])
-refresh_ttl(ARGV[4])
+redis.call('HSET', KEYS[1], 'leaseExpiresMs', ARGV[3])${refreshTtl('ARGV[4]')}
 return 1
 `;
 
 /** KEYS: session, messages. ARGV: 1 holderJson, 2 epoch, 3 ttlMs|'0'. Returns 1 when released. */
-export const RELEASE_LUA = `${REFRESH_TTL}
+export const RELEASE_LUA = `
 local s = redis.call('HMGET', KEYS[1], 'leaseHolder', 'leaseEpoch')
 if not s[1] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs')
-refresh_ttl(ARGV[3])
+redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs')${refreshTtl('ARGV[3]')}
 return 1
 `;
 

@@ -1,0 +1,136 @@
+// Append latency of redisStore against the hand-written floor on the same server, plus the
+// WATCH/MULTI/EXEC alternative to the Lua script. 3 × 300-byte messages per append, each
+// variant on its own sessions, variants interleaved round-robin so noise hits all alike.
+// Run: pnpm --filter @agentstore/redis bench   (AOF always and AOF off; ~1 min)
+import { cpus, totalmem } from 'node:os';
+import { launchRedis } from '@agentstore/conformance/launchers';
+import type { MessageRecord, NewMessage } from '@agentstore/core';
+import { Redis } from 'ioredis';
+import { redisStore } from '../src/index.ts';
+import { APPEND_LUA } from '../src/scripts.ts';
+import { redisCapabilities, redisKeys } from '../test/capabilities.ts';
+
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
+const WARMUP = 200;
+const PREFIX = 'bench:';
+
+const payload = 'x'.repeat(300);
+let n = 0;
+const batch = (): NewMessage[] =>
+  Array.from({ length: 3 }, () => ({
+    id: `m${++n}`,
+    role: 'tool' as const,
+    content: payload,
+    createdAt: new Date().toISOString(),
+  }));
+
+/** The same guarded append as a WATCH/MULTI/EXEC transaction: read + check, then write. */
+async function watchMultiAppend(conn: Redis, sessionId: string, expectedSeq: number, messages: NewMessage[]) {
+  const keys = redisKeys(PREFIX, sessionId);
+  // Round trip 1: WATCH + read the guard fields (pipelined). Round trip 2: MULTI … EXEC.
+  const [, [, fields]] = (await conn
+    .pipeline()
+    .watch(keys.session)
+    .hmget(keys.session, 'headSeq', 'leaseHolder', 'leaseExpiresMs')
+    .exec()) as [unknown, [null, (string | null)[]]];
+  const [head, holder, expires] = fields;
+  if (Number(head ?? 0) !== expectedSeq || (holder && Number(expires) > Date.now())) {
+    await conn.unwatch();
+    throw new Error('conflict');
+  }
+  const now = new Date().toISOString();
+  const records = messages.map((m, i) => JSON.stringify({ ...m, seq: expectedSeq + 1 + i }));
+  const result = await conn
+    .multi()
+    .rpush(keys.messages, ...records)
+    .hset(keys.session, 'headSeq', String(expectedSeq + messages.length), 'updatedAt', now)
+    .exec();
+  if (result === null) throw new Error('conflict (EXEC aborted)');
+}
+
+function percentiles(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { p50: at(0.5) * 1000, p99: at(0.99) * 1000 };
+}
+
+async function benchServer(aof: 'always' | 'off') {
+  const server = await launchRedis({ aof, ignoreEnv: true });
+  const client = new Redis(server.info.url);
+  const watchConn = new Redis(server.info.url); // WATCH state is per connection
+  const store = redisStore({ client }, { keyPrefix: PREFIX, checkDurability: false });
+  const floor = redisCapabilities(client, PREFIX).floor;
+  const info = await client.info('server');
+  const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '?';
+
+  const heads = { store: 0, floor: 0, watch: 0, script: 0 };
+  const appendSha = String(await client.script('LOAD', APPEND_LUA));
+  const sessions = { store: 'store', floor: 'floor', watch: 'watch', script: 'script' };
+  for (const id of Object.values(sessions)) {
+    await store.append(id, { expectedSeq: 0, messages: batch(), lease: null });
+  }
+  heads.store = heads.floor = heads.watch = heads.script = 3;
+
+  const variants = {
+    'redisStore.append (EVALSHA)': async () => {
+      heads.store = (
+        await store.append(sessions.store, { expectedSeq: heads.store, messages: batch(), lease: null })
+      ).headSeq;
+    },
+    'floor: hand-written Lua': async () => {
+      const records: MessageRecord[] = batch().map((m, i) => ({ ...m, seq: heads.floor + 1 + i }));
+      await floor.append(sessions.floor, heads.floor, records);
+      heads.floor += 3;
+    },
+    // The adapter's own script with its arguments prebuilt: the store minus its JS work
+    // (core's validateAppendInput, encoding), to show where the time goes.
+    'adapter script only': async () => {
+      const now = Date.now();
+      const records = batch().map((m, i) => JSON.stringify({ ...m, seq: heads.script + 1 + i }));
+      const k = redisKeys(PREFIX, sessions.script);
+      // biome-ignore format: one ARGV slot per line would hide the shape
+      await client.evalsha(appendSha, 3, k.session, k.messages, `${PREFIX}sessions`, heads.script, now, new Date(now).toISOString(), 'none', '', '', '0', '0', '', '', '', '', '', '0', 'inline', '', '', heads.script + 3, ...records);
+      heads.script += 3;
+    },
+    'WATCH + MULTI/EXEC': async () => {
+      await watchMultiAppend(watchConn, sessions.watch, heads.watch, batch());
+      heads.watch += 3;
+    },
+  };
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  const entries = Object.entries(variants);
+  for (let i = 0; i < WARMUP + ITERATIONS; i++) {
+    // A fresh order every round, so no variant always follows the same one.
+    entries.sort(() => Math.random() - 0.5);
+    for (const [name, once] of entries) {
+      const start = performance.now();
+      await once();
+      if (i >= WARMUP) samples[name]!.push(performance.now() - start);
+    }
+  }
+  await store.close();
+  await client.quit();
+  await watchConn.quit();
+  await server.stop();
+
+  const floorP50 = percentiles(samples['floor: hand-written Lua']!).p50;
+  console.log(
+    `\nRedis ${version}, appendonly ${aof === 'off' ? 'no' : 'yes, appendfsync always'}, ${ITERATIONS} appends each`,
+  );
+  console.log('variant'.padEnd(30), 'p50 µs'.padStart(8), 'p99 µs'.padStart(8), 'p50 / floor'.padStart(12));
+  for (const [name, s] of Object.entries(samples)) {
+    const { p50, p99 } = percentiles(s);
+    console.log(
+      name.padEnd(30),
+      p50.toFixed(0).padStart(8),
+      p99.toFixed(0).padStart(8),
+      (p50 / floorP50).toFixed(2).padStart(12),
+    );
+  }
+}
+
+console.log(
+  `Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+);
+await benchServer('always');
+await benchServer('off');

@@ -1,0 +1,118 @@
+import type { LaunchedServer, RedisClusterInfo } from '@agentstore/conformance/launchers';
+import { launchRedisCluster } from '@agentstore/conformance/launchers';
+import { LeaseLostError, SeqConflictError, SessionBusyError } from '@agentstore/core';
+import { Cluster } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type RedisAgentStore, redisStore } from '../src/index.ts';
+import { redisKeys } from './capabilities.ts';
+import { init, msg, uniquePrefix } from './helpers.ts';
+
+let cluster: LaunchedServer<RedisClusterInfo>;
+let client: Cluster;
+let store: RedisAgentStore;
+let prefix: string;
+beforeAll(async () => {
+  cluster = await launchRedisCluster();
+  client = new Cluster(cluster.info.nodes);
+  prefix = uniquePrefix('cluster');
+  store = redisStore({ client }, { keyPrefix: prefix, ttlSeconds: 3600 });
+  expect((await store.durabilityCheck).warnings).toEqual([]);
+});
+afterAll(async () => {
+  await store?.close();
+  await client?.quit();
+  await cluster?.stop();
+});
+
+const IDS = ['plain', '{a}', 'a}b{c', 'x'.repeat(1000), 'new\nline', 'é'.repeat(300), ':', '\uD800'];
+
+it('runs on 3 masters, and a session’s keys share one slot', async () => {
+  expect(client.nodes('master')).toHaveLength(3);
+  for (const id of IDS) {
+    const keys = redisKeys(prefix, id);
+    const [a, b] = await Promise.all([
+      client.call('CLUSTER', 'KEYSLOT', keys.session),
+      client.call('CLUSTER', 'KEYSLOT', keys.messages),
+    ]);
+    expect(a).toBe(b);
+  }
+});
+
+it('append and load work for ids spread across slots, creating sessions both ways', async () => {
+  for (const [i, id] of IDS.entries()) {
+    if (i % 2 === 0) {
+      await store.append(id, { expectedSeq: 0, messages: [msg()], session: { init: init() }, lease: null });
+    } else {
+      const { epoch } = await store.acquireLease(id, { holder: 'w', ttlMs: 60_000, init: init() });
+      await store.append(id, {
+        expectedSeq: 0,
+        messages: [msg()],
+        lease: { holder: 'w', epoch },
+        releaseLease: true,
+      });
+    }
+    const { headSeq } = await store.append(id, { expectedSeq: 1, messages: [msg(), msg()], lease: null });
+    expect(headSeq).toBe(3);
+    const loaded = await store.load(id, { afterSeq: 1 });
+    expect(loaded?.session.id).toBe(id);
+    expect(loaded?.messages.map((m) => m.seq)).toEqual([2, 3]);
+  }
+  const slots = new Set(
+    await Promise.all(IDS.map((id) => client.call('CLUSTER', 'KEYSLOT', redisKeys(prefix, id).session))),
+  );
+  expect(slots.size).toBeGreaterThan(1);
+});
+
+it('of concurrent appends at one expectedSeq exactly one commits; the rest get SeqConflictError', async () => {
+  const id = 'race';
+  await store.append(id, { expectedSeq: 0, messages: [msg()], session: { init: init() }, lease: null });
+  const results = await Promise.allSettled(
+    Array.from({ length: 12 }, () =>
+      store.append(id, { expectedSeq: 1, messages: [msg(), msg()], lease: null }),
+    ),
+  );
+  const won = results.filter((r) => r.status === 'fulfilled');
+  expect(won).toHaveLength(1);
+  for (const r of results) {
+    if (r.status === 'rejected') {
+      expect(r.reason).toBeInstanceOf(SeqConflictError);
+      expect((r.reason as SeqConflictError).actualSeq).toBe(3);
+    }
+  }
+  expect((await store.load(id))?.messages).toHaveLength(3);
+});
+
+it('concurrent acquires of a fresh session: one holder wins, a stale epoch is fenced', async () => {
+  const id = 'lease-race';
+  const results = await Promise.allSettled(
+    ['a', 'b', 'c', 'd'].map((holder) => store.acquireLease(id, { holder, ttlMs: 60_000, init: init() })),
+  );
+  const won = results.filter((r) => r.status === 'fulfilled');
+  expect(won).toHaveLength(1);
+  for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(SessionBusyError);
+  const winner = (await store.load(id))!.session.lease!;
+  await store.releaseLease(id, winner);
+  const next = await store.acquireLease(id, { holder: 'z', ttlMs: 60_000, init: init() });
+  expect(next.epoch).toBe(winner.epoch + 1);
+  await expect(store.append(id, { expectedSeq: 0, messages: [msg()], lease: winner })).rejects.toBeInstanceOf(
+    LeaseLostError,
+  );
+});
+
+it('listSessions pages through the index slot; deleteSession removes a session and its entry', async () => {
+  const all: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await store.listSessions({ limit: 3, cursor });
+    all.push(...page.sessions.map((s) => s.id));
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  expect(all).toEqual([...IDS, 'race', 'lease-race'].sort());
+
+  expect(await store.deleteSession('{a}')).toEqual({ deleted: true });
+  expect(await store.deleteSession('{a}')).toEqual({ deleted: false });
+  expect(await store.load('{a}')).toBeNull();
+  const after = await store.listSessions({ limit: 100 });
+  expect(after.sessions.map((s) => s.id)).not.toContain('{a}');
+  expect(await client.zcard(`${prefix}sessions`)).toBe(all.length - 1);
+});
