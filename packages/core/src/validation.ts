@@ -95,8 +95,10 @@ function validateMessage(message: NewMessage, path: string): void {
 /**
  * Checks an append before any write: shape, ids, lease token, and the store's limits.
  * Every adapter calls this first so bad input is rejected the same way everywhere.
+ * Returns each message's JSON text (`JSON.stringify(message)`, what the size limit measured),
+ * so adapters that store messages as JSON need not serialise them a second time.
  */
-export function validateAppendInput(sessionId: string, input: AppendInput, limits: StoreLimits): void {
+export function validateAppendInput(sessionId: string, input: AppendInput, limits: StoreLimits): string[] {
   validateSessionId(sessionId);
   if (typeof input !== 'object' || input === null) {
     throw new InvalidArgumentError({ argument: 'input', reason: 'must be an object' });
@@ -126,7 +128,7 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
     });
   }
   const ids = new Set<string>();
-  input.messages.forEach((message, i) => {
+  return input.messages.map((message, i) => {
     validateMessage(message, `messages[${i}]`);
     if (ids.has(message.id)) {
       throw new InvalidArgumentError({
@@ -135,7 +137,8 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
       });
     }
     ids.add(message.id);
-    const size = messageByteLength(message);
+    const json = JSON.stringify(message);
+    const size = utf8ByteLength(json);
     if (size > limits.maxMessageBytes) {
       throw new PayloadTooLargeError({
         sessionId,
@@ -145,6 +148,7 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
         limit: limits.maxMessageBytes,
       });
     }
+    return json;
   });
 }
 

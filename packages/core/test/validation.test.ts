@@ -44,6 +44,11 @@ describe('validation', () => {
     }
   });
 
+  it('returns the JSON text it measured, for adapters that store messages as JSON', () => {
+    const input = { expectedSeq: 0, messages: [message('a', 'é'), message('b')], lease: null };
+    expect(validateAppendInput('s', input, limits)).toEqual(input.messages.map((m) => JSON.stringify(m)));
+  });
+
   it('enforces store limits with PayloadTooLargeError carrying the sizes', () => {
     const big = message('big', 'x'.repeat(300));
     const error = (() => {

@@ -264,7 +264,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
 
     async append(sessionId, input) {
       const p = ready();
-      validateAppendInput(sessionId, input, limits);
+      const encoded = validateAppendInput(sessionId, input, limits);
       const { messages, expectedSeq } = input;
       // Everything that can be computed outside the write lock is, so the transaction stays short.
       const rows = new Array<unknown>(messages.length * MESSAGE_ROW_WIDTH);
@@ -274,7 +274,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
         rows[at++] = expectedSeq + 1 + i;
         rows[at++] = message.id;
         rows[at++] = message.role;
-        rows[at++] = JSON.stringify(message);
+        rows[at++] = encoded[i];
       }
       const state = input.session?.state;
       const stateJson = state === undefined ? null : JSON.stringify(state);
