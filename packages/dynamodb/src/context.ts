@@ -1,0 +1,23 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+/** What every operation of one store needs. */
+export interface StoreContext {
+  client: DynamoDBClient;
+  tableName: string;
+  /** When set, every written item gets `ttl` = now + ttlSeconds (epoch seconds). */
+  ttlSeconds: number | null;
+}
+
+export function ttlValue(context: StoreContext, nowMs: number): number | null {
+  return context.ttlSeconds === null ? null : Math.floor(nowMs / 1000) + context.ttlSeconds;
+}
+
+export const errorName = (error: unknown): string | undefined => (error as { name?: string } | null)?.name;
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Jittered exponential backoff for the few retries the store does itself. */
+export const backoff = (attempt: number) => sleep(Math.random() * 10 * 2 ** attempt);
+
+/** BatchGetItem / BatchWriteItem leave keys unprocessed under throttling; retry them this often. */
+export const UNPROCESSED_ATTEMPTS = 8;

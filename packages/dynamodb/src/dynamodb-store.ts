@@ -1,0 +1,65 @@
+import { type AgentStore, InvalidArgumentError } from '@agentstore/core';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { appendMessages } from './append.ts';
+import type { StoreContext } from './context.ts';
+import { deleteSession } from './delete-session.ts';
+import { acquireLease, releaseLease, renewLease } from './leases.ts';
+import { DYNAMODB_LIMITS } from './limits.ts';
+import { listSessions } from './list-sessions.ts';
+import { loadSession } from './load.ts';
+import { validateTableName } from './table.ts';
+
+export interface DynamoDbStoreOptions {
+  /** Your client. The store uses it and never destroys it; `close()` leaves it open. */
+  client?: DynamoDBClient;
+  /** Used only without `client`: the store creates a client from this and destroys it on `close()`. */
+  clientConfig?: DynamoDBClientConfig;
+  /** A table with the layout of `tableDefinition()` (see `createTable`). */
+  tableName: string;
+  /**
+   * Stamp every item written with `ttl` = now + ttlSeconds, so DynamoDB TTL deletes sessions idle
+   * that long. Each item's clock starts when it is written (the session item's at every append),
+   * so pick a value far above how long any session stays in use: a session whose oldest messages
+   * expired while it was still used fails to load with CorruptRecordError. Off by default.
+   */
+  ttlSeconds?: number;
+}
+
+/**
+ * An AgentStore on one DynamoDB table: each append is one TransactWriteItems guarded by head seq
+ * and lease, each load one Query. See the package README for the table layout and limits.
+ */
+export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
+  validateTableName(options.tableName);
+  const ttlSeconds = options.ttlSeconds ?? null;
+  if (ttlSeconds !== null && (!Number.isSafeInteger(ttlSeconds) || ttlSeconds <= 0)) {
+    throw new InvalidArgumentError({ argument: 'ttlSeconds', reason: 'must be a positive integer' });
+  }
+  const owned = options.client === undefined;
+  const client = options.client ?? new DynamoDBClient(options.clientConfig ?? {});
+  const context: StoreContext = { client, tableName: options.tableName, ttlSeconds };
+  const limits = { ...DYNAMODB_LIMITS };
+  let closed = false;
+
+  const open = () => {
+    if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
+    return context;
+  };
+
+  return {
+    durable: true,
+    limits,
+    load: async (sessionId, loadOptions) => loadSession(open(), sessionId, loadOptions),
+    append: async (sessionId, input) => appendMessages(open(), limits, sessionId, input),
+    acquireLease: async (sessionId, input) => acquireLease(open(), sessionId, input),
+    renewLease: async (sessionId, input) => renewLease(open(), sessionId, input),
+    releaseLease: async (sessionId, input) => releaseLease(open(), sessionId, input),
+    listSessions: async (input) => listSessions(open(), input),
+    deleteSession: async (sessionId) => deleteSession(open(), sessionId),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (owned) client.destroy();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { type DynamoDbStoreOptions, dynamodbStore } from './dynamodb-store.ts';
+export { DYNAMODB_LIMITS } from './limits.ts';
+export { type CreateTableOptions, createTable, tableDefinition } from './table.ts';

@@ -1,0 +1,190 @@
+import {
+  type AcquireLeaseInput,
+  expiryIso,
+  InvalidArgumentError,
+  isLeaseLive,
+  LeaseLostError,
+  type LeaseToken,
+  ownerMatches,
+  retryAfterMs,
+  SessionAccessDeniedError,
+  SessionBusyError,
+  type SessionRecord,
+  validateSessionId,
+  validateTtlMs,
+} from '@agentstore/core';
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { checkFieldSize, stateJson } from './append-transaction.ts';
+import { A, namesIn, SESSION_KIND } from './attributes.ts';
+import { errorName, type StoreContext, ttlValue } from './context.ts';
+import { SESSION_SK } from './keys.ts';
+import { decodeSession, type Item, nullableString } from './session-item.ts';
+
+const sessionKey = (sessionId: string) => ({ [A.pk]: { S: sessionId }, [A.sk]: { S: SESSION_SK } });
+
+function validateHolder(holder: unknown): asserts holder is string {
+  if (typeof holder !== 'string')
+    throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a string' });
+  checkFieldSize(holder, 'holder');
+}
+
+/** A token no stored lease can match (the memory store answers these with "not held", too). */
+const isToken = (holder: unknown, epoch: unknown) =>
+  typeof holder === 'string' && Number.isSafeInteger(epoch);
+
+const isConditionFailure = (error: unknown) => errorName(error) === 'ConditionalCheckFailedException';
+const oldItem = (error: unknown) => (error as { Item?: Item }).Item;
+
+/** Owner and tenant must match as stored: a string equals, null is the NULL type. */
+function ownershipCondition(name: '#ownerId' | '#tenantId', placeholder: string, value: string | null) {
+  return value === null ? `attribute_type(${name}, :nullType)` : `${name} = ${placeholder}`;
+}
+
+/** Conflicting acquires of one free session can both lose a race; this many tries settle it. */
+const ACQUIRE_ATTEMPTS = 3;
+
+/**
+ * One conditional UpdateItem: creates the session from `init` if absent, else requires the same
+ * owner and tenant and a lease that is free, expired (client clock) or this holder's; bumps the
+ * epoch, which survives release. On failure the ALL_OLD item tells denied from busy.
+ */
+export async function acquireLease(
+  context: StoreContext,
+  sessionId: string,
+  { holder, ttlMs, init }: AcquireLeaseInput,
+): Promise<{ epoch: number; session: SessionRecord }> {
+  validateSessionId(sessionId);
+  validateTtlMs(ttlMs);
+  validateHolder(holder);
+  if (typeof init !== 'object' || init === null) {
+    throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
+  }
+  checkFieldSize(init.agentName, 'init.agentName');
+  checkFieldSize(init.ownerId, 'init.ownerId');
+  checkFieldSize(init.tenantId, 'init.tenantId');
+  const initState = stateJson(init.state, 'init.state');
+  for (let attempt = 1; ; attempt++) {
+    const nowMs = Date.now();
+    const now = new Date(nowMs).toISOString();
+    const values: Record<string, AttributeValue> = {
+      ':holder': { S: holder },
+      ':expires': { S: expiryIso(nowMs, ttlMs) },
+      ':now': { S: now },
+      ':zero': { N: '0' },
+      ':one': { N: '1' },
+      ':kind': { S: SESSION_KIND },
+      ':agent': { S: init.agentName },
+      ':owner': nullableString(init.ownerId),
+      ':tenant': nullableString(init.tenantId),
+      ':state': { S: initState },
+    };
+    if (init.ownerId === null || init.tenantId === null) values[':nullType'] = { S: 'NULL' };
+    const ttl = ttlValue(context, nowMs);
+    if (ttl !== null) values[':ttl'] = { N: String(ttl) };
+    const update =
+      'SET #leaseHolder = :holder, #leaseExpiresAt = :expires, ' +
+      '#leaseEpoch = if_not_exists(#leaseEpoch, :zero) + :one, #kind = :kind, ' +
+      '#agentName = if_not_exists(#agentName, :agent), #ownerId = if_not_exists(#ownerId, :owner), ' +
+      '#tenantId = if_not_exists(#tenantId, :tenant), #state = if_not_exists(#state, :state), ' +
+      '#headSeq = if_not_exists(#headSeq, :zero), #createdAt = if_not_exists(#createdAt, :now), ' +
+      `#updatedAt = if_not_exists(#updatedAt, :now)${ttl === null ? '' : ', #ttl = :ttl'}`;
+    const condition =
+      `attribute_not_exists(#pk) OR (${ownershipCondition('#ownerId', ':owner', init.ownerId)} AND ` +
+      `${ownershipCondition('#tenantId', ':tenant', init.tenantId)} AND ` +
+      '(attribute_not_exists(#leaseHolder) OR #leaseExpiresAt <= :now OR #leaseHolder = :holder))';
+    try {
+      const { Attributes } = await context.client.send(
+        new UpdateItemCommand({
+          TableName: context.tableName,
+          Key: sessionKey(sessionId),
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: namesIn(update, condition),
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const session = decodeSession(sessionId, Attributes ?? {});
+      return { epoch: session.lease!.epoch, session };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const item = oldItem(error);
+      if (item) {
+        const stored = decodeSession(sessionId, item);
+        if (!ownerMatches(stored, init)) throw new SessionAccessDeniedError({ sessionId });
+        const checkedAt = Date.now();
+        if (isLeaseLive(stored.lease, checkedAt) && stored.lease.holder !== holder) {
+          throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(stored.lease, checkedAt) });
+        }
+      }
+      // The item changed between the condition and this check (or vanished): try again.
+      if (attempt >= ACQUIRE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Extends the lease if this holder and epoch still hold it (expired but not taken over is fine). */
+export async function renewLease(
+  context: StoreContext,
+  sessionId: string,
+  { holder, epoch, ttlMs }: LeaseToken & { ttlMs: number },
+): Promise<{ expiresAt: string }> {
+  validateSessionId(sessionId);
+  validateTtlMs(ttlMs);
+  if (!isToken(holder, epoch)) throw new LeaseLostError({ sessionId, holder, epoch });
+  const nowMs = Date.now();
+  const expiresAt = expiryIso(nowMs, ttlMs);
+  const ttl = ttlValue(context, nowMs);
+  const update = `SET #leaseExpiresAt = :expires${ttl === null ? '' : ', #ttl = :ttl'}`;
+  const condition = '#leaseHolder = :holder AND #leaseEpoch = :epoch';
+  try {
+    await context.client.send(
+      new UpdateItemCommand({
+        TableName: context.tableName,
+        Key: sessionKey(sessionId),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: namesIn(update, condition),
+        ExpressionAttributeValues: {
+          ':expires': { S: expiresAt },
+          ':holder': { S: holder },
+          ':epoch': { N: String(epoch) },
+          ...(ttl === null ? {} : { ':ttl': { N: String(ttl) } }),
+        },
+      }),
+    );
+    return { expiresAt };
+  } catch (error) {
+    if (isConditionFailure(error)) throw new LeaseLostError({ sessionId, holder, epoch });
+    throw error;
+  }
+}
+
+/** Clears the lease if this holder and epoch hold it; the epoch counter stays. */
+export async function releaseLease(
+  context: StoreContext,
+  sessionId: string,
+  { holder, epoch }: LeaseToken,
+): Promise<{ released: boolean }> {
+  validateSessionId(sessionId);
+  if (!isToken(holder, epoch)) return { released: false };
+  const update = 'REMOVE #leaseHolder, #leaseExpiresAt';
+  const condition = '#leaseHolder = :holder AND #leaseEpoch = :epoch';
+  try {
+    await context.client.send(
+      new UpdateItemCommand({
+        TableName: context.tableName,
+        Key: sessionKey(sessionId),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: namesIn(update, condition),
+        ExpressionAttributeValues: { ':holder': { S: holder }, ':epoch': { N: String(epoch) } },
+      }),
+    );
+    return { released: true };
+  } catch (error) {
+    if (isConditionFailure(error)) return { released: false };
+    throw error;
+  }
+}

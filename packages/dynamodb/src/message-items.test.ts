@@ -1,0 +1,34 @@
+import { expect, it } from 'vitest';
+import { A } from './attributes.ts';
+import { PIECE_BYTES } from './limits.ts';
+import { decodeMessages, encodeMessage, splitUtf8 } from './message-items.ts';
+
+it('cuts UTF-8 text into pieces that never split a character', () => {
+  const text = 'aé😀€'.repeat(50);
+  for (const max of [4, 5, 7, 64]) {
+    const pieces = splitUtf8(text, max);
+    expect(pieces.join('')).toBe(text);
+    for (const piece of pieces) {
+      expect(Buffer.byteLength(piece)).toBeLessThanOrEqual(max);
+      expect(piece).toBe(Buffer.from(piece).toString()); // no lone surrogate, no replacement char
+    }
+  }
+});
+
+it('stores a large message as a head item plus chunks and decodes it back', () => {
+  const message = {
+    id: 'm1',
+    role: 'tool' as const,
+    content: '😀'.repeat(PIECE_BYTES / 2),
+    createdAt: 'now',
+  };
+  const { items, bytes } = encodeMessage('s', 1, 7, message, 123);
+  expect(items).toHaveLength(3);
+  expect(items[0]![A.parts]).toEqual({ N: '2' });
+  expect(items.every((item) => item[A.ttl]?.N === '123')).toBe(true);
+  expect(bytes).toBeGreaterThan(Buffer.byteLength(JSON.stringify(message)));
+  expect(bytes).toBeLessThan(Buffer.byteLength(JSON.stringify(message)) + 3 * 100);
+  expect(decodeMessages('s', items)).toEqual([{ ...message, seq: 7 }]);
+  expect(() => decodeMessages('s', [items[0]!, items[2]!])).toThrow(/chunk 1 of 2/);
+  expect(() => decodeMessages('s', items.slice(1))).toThrow(/no message item/);
+});

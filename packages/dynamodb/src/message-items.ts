@@ -1,0 +1,137 @@
+import { CorruptRecordError, type MessageRecord, type NewMessage } from '@agentstore/core';
+import { A } from './attributes.ts';
+import { chunkSk, messageSk, parseSk } from './keys.ts';
+import { PIECE_BYTES } from './limits.ts';
+import type { Item } from './session-item.ts';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Upper bound of a number attribute's stored size (DynamoDB: ~1 byte per two digits, plus one). */
+const NUMBER_BYTES = 21;
+
+/** The items one message is stored as, and their size as DynamoDB counts it (an upper bound). */
+export interface EncodedMessage {
+  items: Item[];
+  bytes: number;
+}
+
+/** Cuts UTF-8 text into pieces of at most `max` bytes, never inside a character. */
+export function splitUtf8(text: string, max: number): string[] {
+  const bytes = encoder.encode(text);
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = Math.min(start + max, bytes.length);
+    // 0b10xxxxxx continues a character: step back to the byte that starts it.
+    while (end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--;
+    pieces.push(decoder.decode(bytes.subarray(start, end)));
+    start = end;
+  }
+  return pieces;
+}
+
+/**
+ * A message is its JSON (exactly what `messageByteLength` measures) in one item, or, when that is
+ * over one item's size, in a message item plus chunk items that sort right after it.
+ */
+export function encodeMessage(
+  pk: string,
+  pkBytes: number,
+  seq: number,
+  message: NewMessage,
+  ttl: number | null,
+): EncodedMessage {
+  const json = JSON.stringify(message);
+  const jsonBytes = Buffer.byteLength(json);
+  const extra: Item = ttl === null ? {} : { [A.ttl]: { N: String(ttl) } };
+  const overhead = 2 + pkBytes + 2 + 4 + (ttl === null ? 0 : 3 + NUMBER_BYTES);
+  if (jsonBytes <= PIECE_BYTES) {
+    const sk = messageSk(seq);
+    return {
+      items: [{ [A.pk]: { S: pk }, [A.sk]: { S: sk }, [A.body]: { S: json }, ...extra }],
+      bytes: overhead + sk.length + jsonBytes,
+    };
+  }
+  const pieces = splitUtf8(json, PIECE_BYTES);
+  const items: Item[] = pieces.map((piece, index) => ({
+    [A.pk]: { S: pk },
+    [A.sk]: { S: index === 0 ? messageSk(seq) : chunkSk(seq, index) },
+    [A.body]: { S: piece },
+    ...(index === 0 ? { [A.parts]: { N: String(pieces.length - 1) } } : {}),
+    ...extra,
+  }));
+  const bytes = jsonBytes + pieces.length * (overhead + chunkSk(seq, 0).length) + 5 + NUMBER_BYTES;
+  return { items, bytes };
+}
+
+function decodeJson(sessionId: string, seq: number, json: string): MessageRecord {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch (error) {
+    throw new CorruptRecordError({ sessionId, seq, reason: 'body is not valid JSON' }, { cause: error });
+  }
+  const message = parsed as Partial<NewMessage> | null;
+  if (
+    typeof message !== 'object' ||
+    message === null ||
+    Array.isArray(message) ||
+    typeof message.id !== 'string' ||
+    typeof message.role !== 'string' ||
+    typeof message.content !== 'string' ||
+    typeof message.createdAt !== 'string'
+  ) {
+    throw new CorruptRecordError({ sessionId, seq, reason: 'body is not a message object' });
+  }
+  return { ...(message as NewMessage), seq };
+}
+
+/**
+ * Rebuilds messages from message and chunk items in sort-key order. A piece that is missing,
+ * out of place or undecodable is a CorruptRecordError naming the message's seq.
+ */
+export function decodeMessages(sessionId: string, items: Item[]): MessageRecord[] {
+  const messages: MessageRecord[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const key = parseSk(item[A.sk]?.S ?? '');
+    if (key === null || key.kind === 'session') continue;
+    if (key.kind === 'chunk') {
+      throw new CorruptRecordError({
+        sessionId,
+        seq: key.seq,
+        reason: `chunk ${key.index} has no message item before it`,
+      });
+    }
+    const head = item[A.body]?.S;
+    if (head === undefined)
+      throw new CorruptRecordError({ sessionId, seq: key.seq, reason: 'body is missing or not a string' });
+    const parts = item[A.parts] === undefined ? 0 : Number(item[A.parts]!.N);
+    if (!Number.isSafeInteger(parts) || parts < 0) {
+      throw new CorruptRecordError({ sessionId, seq: key.seq, reason: 'parts is not a count' });
+    }
+    const pieces = [head];
+    for (let index = 1; index <= parts; index++) {
+      const chunk = items[i + index];
+      const chunkKey = chunk ? parseSk(chunk[A.sk]?.S ?? '') : null;
+      const piece = chunk?.[A.body]?.S;
+      if (
+        chunkKey?.kind !== 'chunk' ||
+        chunkKey.seq !== key.seq ||
+        chunkKey.index !== index ||
+        piece === undefined
+      ) {
+        throw new CorruptRecordError({
+          sessionId,
+          seq: key.seq,
+          reason: `chunk ${index} of ${parts} is missing`,
+        });
+      }
+      pieces.push(piece);
+    }
+    i += parts;
+    messages.push(decodeJson(sessionId, key.seq, pieces.length === 1 ? head : pieces.join('')));
+  }
+  return messages;
+}

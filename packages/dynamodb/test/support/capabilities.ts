@@ -1,0 +1,124 @@
+import type { RawMessageRow, RawSessionRow, StoreCapabilities } from '@agentstore/conformance';
+import type { MessageRecord } from '@agentstore/core';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+
+/**
+ * The kit's capabilities, written against the raw client and the documented layout (README), not
+ * the adapter's code: `pk` = session id; `sk` = 'session' | 'm#' + 16-digit seq | that + '#NNN'
+ * for the further pieces of a large message; the message JSON in `body`.
+ */
+type Item = Record<string, AttributeValue>;
+
+export const rawMessageSk = (seq: number) => `m#${String(seq).padStart(16, '0')}`;
+
+/** Every item of a session's partition, in sort-key order. */
+export async function rawItems(
+  client: DynamoDBClient,
+  tableName: string,
+  sessionId: string,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: sessionId } },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+export function dynamodbCapabilities(client: DynamoDBClient, tableName: string): Required<StoreCapabilities> {
+  return {
+    raw: {
+      async session(sessionId): Promise<RawSessionRow | null> {
+        const { Item } = await client.send(
+          new GetItemCommand({
+            TableName: tableName,
+            Key: { pk: { S: sessionId }, sk: { S: 'session' } },
+            ConsistentRead: true,
+          }),
+        );
+        if (!Item) return null;
+        return {
+          id: Item.pk!.S!,
+          headSeq: Number(Item.headSeq!.N),
+          ownerId: Item.ownerId?.S ?? null,
+          tenantId: Item.tenantId?.S ?? null,
+          leaseHolder: Item.leaseHolder?.S ?? null,
+          leaseEpoch: Number(Item.leaseEpoch?.N ?? 0),
+        };
+      },
+      async messages(sessionId): Promise<RawMessageRow[]> {
+        const bodies: { seq: number; body: string }[] = [];
+        for (const item of await rawItems(client, tableName, sessionId)) {
+          const sk = item.sk!.S!;
+          if (/^m#\d{16}$/.test(sk)) bodies.push({ seq: Number(sk.slice(2)), body: item.body!.S! });
+          else if (/^m#\d{16}#\d{3}$/.test(sk)) bodies[bodies.length - 1]!.body += item.body!.S!;
+        }
+        return bodies.map(({ seq, body }) => {
+          const { id, role, content } = JSON.parse(body) as { id: string; role: string; content: string };
+          return { seq, id, role, content };
+        });
+      },
+    },
+
+    async corrupt(sessionId, seq) {
+      await client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: { pk: { S: sessionId }, sk: { S: rawMessageSk(seq) }, body: { S: '{"id": "cut off' } },
+        }),
+      );
+    },
+
+    floor: {
+      /** What a user would hand-write: one transaction, the head-seq-guarded update plus a Put per message. */
+      async append(sessionId, expectedSeq, messages: MessageRecord[]) {
+        await client.send(
+          new TransactWriteItemsCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: { pk: { S: sessionId }, sk: { S: 'session' } },
+                  UpdateExpression: 'SET headSeq = :head, updatedAt = :now',
+                  ConditionExpression: 'headSeq = :expected',
+                  ExpressionAttributeValues: {
+                    ':head': { N: String(expectedSeq + messages.length) },
+                    ':expected': { N: String(expectedSeq) },
+                    ':now': { S: new Date().toISOString() },
+                  },
+                },
+              },
+              ...messages.map(({ seq, ...message }) => ({
+                Put: {
+                  TableName: tableName,
+                  Item: {
+                    pk: { S: sessionId },
+                    sk: { S: rawMessageSk(seq) },
+                    body: { S: JSON.stringify(message) },
+                  },
+                },
+              })),
+            ],
+          }),
+        );
+      },
+    },
+  };
+}
