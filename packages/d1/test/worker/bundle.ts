@@ -45,6 +45,8 @@ function loadRolldown(): Promise<Rolldown> {
 export interface BundleOptions {
   /** Module ids to replace with the given source (e.g. a stub for `vitest`). */
   replace?: Record<string, string>;
+  /** Module ids to resolve to the given absolute file (a dependency installed elsewhere in the workspace). */
+  alias?: Record<string, string>;
   /** Ids left as imports for workerd to provide (`cloudflare:workers`, `node:*` with nodejs_compat). */
   external?: (string | RegExp)[];
 }
@@ -61,6 +63,7 @@ const VIRTUAL = '\0bundle-replace:';
 export async function bundleWorker(entry: string, options: BundleOptions = {}): Promise<Bundle> {
   const { rolldown } = await loadRolldown();
   const replace = options.replace ?? {};
+  const alias = options.alias ?? {};
   const build = await rolldown({
     input: entry,
     platform: 'neutral',
@@ -70,7 +73,7 @@ export async function bundleWorker(entry: string, options: BundleOptions = {}): 
     plugins: [
       {
         name: 'replace-modules',
-        resolveId: (source) => (source in replace ? `${VIRTUAL}${source}` : null),
+        resolveId: (source) => (source in replace ? `${VIRTUAL}${source}` : (alias[source] ?? null)),
         load: (id) => (id.startsWith(VIRTUAL) ? (replace[id.slice(VIRTUAL.length)] ?? null) : null),
       },
     ],
