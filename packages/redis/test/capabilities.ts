@@ -22,9 +22,15 @@ redis.call('HSET', KEYS[1], 'headSeq', ARGV[2])
 return 1
 `;
 
-export function redisCapabilities(client: Redis | Cluster, prefix: string): Required<StoreCapabilities> {
+/** `client` may be a getter, for suites that connect in `beforeAll` but declare their target earlier. */
+export function redisCapabilities(
+  clientOrGetter: Redis | Cluster | (() => Redis | Cluster),
+  prefix: string,
+): Required<StoreCapabilities> {
+  const connection = () => (typeof clientOrGetter === 'function' ? clientOrGetter() : clientOrGetter);
   let floorSha: string | null = null;
   const runFloor = async (keys: string[], args: string[]): Promise<unknown> => {
+    const client = connection();
     floorSha ??= String(await client.script('LOAD', FLOOR_LUA));
     try {
       return await client.evalsha(floorSha, keys.length, ...keys, ...args);
@@ -37,6 +43,7 @@ export function redisCapabilities(client: Redis | Cluster, prefix: string): Requ
   return {
     raw: {
       async session(sessionId): Promise<RawSessionRow | null> {
+        const client = connection();
         const hash = await client.hgetall(redisKeys(prefix, sessionId).session);
         if (Object.keys(hash).length === 0) return null;
         return {
@@ -49,7 +56,7 @@ export function redisCapabilities(client: Redis | Cluster, prefix: string): Requ
         };
       },
       async messages(sessionId): Promise<RawMessageRow[]> {
-        const stored = await client.lrange(redisKeys(prefix, sessionId).messages, 0, -1);
+        const stored = await connection().lrange(redisKeys(prefix, sessionId).messages, 0, -1);
         return stored.map((text, i) => {
           const m = JSON.parse(text) as MessageRecord;
           return { seq: i + 1, id: m.id, role: m.role, content: m.content };
@@ -57,7 +64,7 @@ export function redisCapabilities(client: Redis | Cluster, prefix: string): Requ
       },
     },
     async corrupt(sessionId, seq) {
-      await client.lset(redisKeys(prefix, sessionId).messages, seq - 1, '{"id": "broken", not json');
+      await connection().lset(redisKeys(prefix, sessionId).messages, seq - 1, '{"id": "broken", not json');
     },
     floor: {
       async append(sessionId, expectedSeq, messages) {
