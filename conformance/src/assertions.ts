@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { LoadResult, MessageRecord } from '@agentstore/core';
 import type { CheckContext } from './check.ts';
 import type { RawMessageRow, RawSessionRow } from './target.ts';
@@ -26,12 +25,32 @@ export function preview(value: unknown, max = 400): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
 
+/**
+ * Deep equality for JSON-like data: same keys (a key set to undefined is not an absent key),
+ * same values, arrays in order. Prototypes are not compared, so rows a driver returns as
+ * null-prototype objects equal plain ones.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((item, i) => sameData(item, other[i]));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => Object.hasOwn(right, key) && sameData(left[key], right[key]));
+}
+
 export function assert(condition: unknown, message: string): asserts condition {
   if (!condition) violation(message);
 }
 
 export function assertEqual<T>(actual: T, expected: T, what: string): void {
-  if (!isDeepStrictEqual(actual, expected)) {
+  if (!sameData(actual, expected)) {
     violation(`${what}: expected ${preview(expected)}, got ${preview(actual)}`);
   }
 }
@@ -39,7 +58,7 @@ export function assertEqual<T>(actual: T, expected: T, what: string): void {
 /** Messages must come back exactly: same fields, same values, absent fields absent, in seq order. */
 export function assertMessages(actual: MessageRecord[], expected: MessageRecord[], what: string): void {
   for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
-    if (!isDeepStrictEqual(actual[i], expected[i])) {
+    if (!sameData(actual[i], expected[i])) {
       violation(
         `${what}: message #${i + 1} of ${expected.length} expected ${preview(expected[i])}, ` +
           `got ${preview(actual[i])} (${actual.length} messages returned)`,

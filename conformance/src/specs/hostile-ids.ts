@@ -1,5 +1,5 @@
 import { type JsonValue, type NewMessage, utf8ByteLength } from '@agentstore/core';
-import { assert, assertEqual, assertMessages, preview } from '../assertions.ts';
+import { assert, assertEqual, assertMessages, preview, violation } from '../assertions.ts';
 import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import { appendInChunks, asRecords, message, plainId, sessionInit } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
@@ -131,12 +131,19 @@ export const hostileIdChecks: ConformanceCheck[] = [
         'a_B',
       ].map((variant) => `${stem}-${variant}`);
       for (const [i, id] of variants.entries()) {
-        await store.append(id, {
-          expectedSeq: 0,
-          messages: [message({ content: `variant ${i}` })],
-          session: { init: sessionInit({ state: { variant: i } }) },
-          lease: null,
-        });
+        try {
+          await store.append(id, {
+            expectedSeq: 0,
+            messages: [message({ content: `variant ${i}` })],
+            session: { init: sessionInit({ state: { variant: i } }) },
+            lease: null,
+          });
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'SEQ_CONFLICT') throw error;
+          violation(
+            `the first append to the new session ${preview(id)} conflicted: its id collides with an earlier one`,
+          );
+        }
       }
       for (const [i, id] of variants.entries()) {
         const loaded = await store.load(id);

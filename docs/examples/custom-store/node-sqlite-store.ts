@@ -1,0 +1,311 @@
+// A complete custom AgentStore on node:sqlite (built into Node ≥ 22.13), written the way you
+// would write one for a database agentstore has no adapter for. `conformance-target.ts` beside
+// it tells `agentstore-conformance` how to test it.
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import {
+  type AgentStore,
+  appendLeaseMatches,
+  CorruptRecordError,
+  canAcquireLease,
+  expiryIso,
+  InvalidArgumentError,
+  type Lease,
+  LeaseLostError,
+  type MessageRecord,
+  ownerMatches,
+  retryAfterMs,
+  SeqConflictError,
+  SessionAccessDeniedError,
+  SessionBusyError,
+  type SessionRecord,
+  type StoreLimits,
+  validateAppendInput,
+  validateSessionId,
+  validateTtlMs,
+} from '@agentstore/core';
+
+/** Creates the tables if they are missing. Safe to run on every start. */
+export function migrate(db: DatabaseSync): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS agent_sessions (
+      id TEXT PRIMARY KEY,
+      agent_name TEXT NOT NULL,
+      owner_id TEXT,
+      tenant_id TEXT,
+      state TEXT NOT NULL,
+      head_seq INTEGER NOT NULL,
+      lease_holder TEXT,
+      lease_epoch INTEGER NOT NULL DEFAULT 0,
+      lease_expires_at TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE IF NOT EXISTS agent_messages (
+      session_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      id TEXT NOT NULL,
+      role TEXT NOT NULL,
+      content TEXT NOT NULL,
+      -- toolCalls, toolCallId, toolName, kind, createdAt as JSON
+      meta TEXT NOT NULL,
+      PRIMARY KEY (session_id, seq)
+    ) STRICT, WITHOUT ROWID;
+  `);
+}
+
+/** Opens a connection tuned for durability: WAL, fsync on every commit. */
+export function openDatabase(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+  migrate(db);
+  return db;
+}
+
+interface SessionRow {
+  id: string;
+  agent_name: string;
+  owner_id: string | null;
+  tenant_id: string | null;
+  state: string;
+  head_seq: number;
+  lease_holder: string | null;
+  lease_epoch: number;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface MessageRow {
+  seq: number;
+  id: string;
+  role: string;
+  content: string;
+  meta: string;
+}
+
+const LIMITS: StoreLimits = { maxMessageBytes: 1024 * 1024, maxMessagesPerAppend: 500 };
+
+const leaseOf = (row: SessionRow): Lease | null =>
+  row.lease_holder === null
+    ? null
+    : { holder: row.lease_holder, epoch: row.lease_epoch, expiresAt: row.lease_expires_at! };
+
+function decodeSession(row: SessionRow): SessionRecord {
+  let state: SessionRecord['state'];
+  try {
+    state = JSON.parse(row.state);
+  } catch (error) {
+    throw new CorruptRecordError(
+      { sessionId: row.id, seq: null, reason: 'state is not JSON' },
+      { cause: error },
+    );
+  }
+  return {
+    id: row.id,
+    agentName: row.agent_name,
+    ownerId: row.owner_id,
+    tenantId: row.tenant_id,
+    state,
+    headSeq: row.head_seq,
+    lease: leaseOf(row),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function decodeMessage(sessionId: string, row: MessageRow): MessageRecord {
+  try {
+    // Optional fields live in `meta` only when they were set, so absent stays absent.
+    const meta = JSON.parse(row.meta) as Omit<MessageRecord, 'id' | 'seq' | 'role' | 'content'>;
+    return {
+      id: row.id,
+      seq: row.seq,
+      role: row.role as MessageRecord['role'],
+      content: row.content,
+      ...meta,
+    };
+  } catch (error) {
+    throw new CorruptRecordError({ sessionId, seq: row.seq, reason: 'meta is not JSON' }, { cause: error });
+  }
+}
+
+export function nodeSqliteStore(options: { path: string }): AgentStore {
+  const db = openDatabase(options.path);
+  // Every value is a bound parameter: session ids are arbitrary text, never SQL.
+  const sql = {
+    session: db.prepare('SELECT * FROM agent_sessions WHERE id = ?'),
+    messages: db.prepare(
+      'SELECT seq, id, role, content, meta FROM agent_messages WHERE session_id = ? AND seq > ? ORDER BY seq',
+    ),
+    createSession: db.prepare(
+      `INSERT INTO agent_sessions (id, agent_name, owner_id, tenant_id, state, head_seq, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+    ),
+    insertMessage: db.prepare(
+      'INSERT INTO agent_messages (session_id, seq, id, role, content, meta) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    advance: db.prepare(
+      `UPDATE agent_sessions SET head_seq = ?, state = coalesce(?, state), updated_at = ?,
+         lease_holder = CASE WHEN ? THEN NULL ELSE lease_holder END,
+         lease_expires_at = CASE WHEN ? THEN NULL ELSE lease_expires_at END
+       WHERE id = ?`,
+    ),
+    grant: db.prepare(
+      'UPDATE agent_sessions SET lease_holder = ?, lease_epoch = lease_epoch + 1, lease_expires_at = ? WHERE id = ?',
+    ),
+    renew: db.prepare(
+      'UPDATE agent_sessions SET lease_expires_at = ? WHERE id = ? AND lease_holder = ? AND lease_epoch = ?',
+    ),
+    release: db.prepare(
+      'UPDATE agent_sessions SET lease_holder = NULL, lease_expires_at = NULL WHERE id = ? AND lease_holder = ? AND lease_epoch = ?',
+    ),
+    deleteMessages: db.prepare('DELETE FROM agent_messages WHERE session_id = ?'),
+    deleteSession: db.prepare('DELETE FROM agent_sessions WHERE id = ?'),
+  };
+
+  /** BEGIN IMMEDIATE takes the write lock up front, so check-then-write is atomic across processes too. */
+  function transaction<T>(work: () => T): T {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  const sessionRow = (id: string) => sql.session.get(id) as SessionRow | undefined;
+
+  return {
+    durable: true,
+    limits: LIMITS,
+
+    async load(sessionId, { afterSeq = 0 } = {}) {
+      validateSessionId(sessionId);
+      // One read transaction, so the session and its messages are one snapshot.
+      db.exec('BEGIN');
+      try {
+        const row = sessionRow(sessionId);
+        if (!row) return null;
+        const rows = sql.messages.all(sessionId, afterSeq) as unknown as MessageRow[];
+        return { session: decodeSession(row), messages: rows.map((r) => decodeMessage(sessionId, r)) };
+      } finally {
+        db.exec('COMMIT');
+      }
+    },
+
+    async append(sessionId, input) {
+      validateAppendInput(sessionId, input, LIMITS);
+      const now = Date.now();
+      const iso = new Date(now).toISOString();
+      return transaction(() => {
+        let row = sessionRow(sessionId);
+        const head = row?.head_seq ?? 0;
+        if (head !== input.expectedSeq) {
+          throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: head });
+        }
+        if (!appendLeaseMatches(row ? leaseOf(row) : null, input.lease, now)) {
+          throw new LeaseLostError({
+            sessionId,
+            holder: input.lease?.holder ?? null,
+            epoch: input.lease?.epoch ?? null,
+          });
+        }
+        if (!row) {
+          const init = input.session?.init;
+          sql.createSession.run(
+            sessionId,
+            init?.agentName ?? '',
+            init?.ownerId ?? null,
+            init?.tenantId ?? null,
+            JSON.stringify(init?.state ?? null),
+            iso,
+            iso,
+          );
+          row = sessionRow(sessionId)!;
+        }
+        input.messages.forEach(({ id, role, content, ...meta }, i) => {
+          sql.insertMessage.run(sessionId, head + i + 1, id, role, content, JSON.stringify(meta));
+        });
+        const headSeq = head + input.messages.length;
+        const state = input.session?.state === undefined ? null : JSON.stringify(input.session.state);
+        const release = input.releaseLease ? 1 : 0;
+        sql.advance.run(headSeq, state, iso, release, release, sessionId);
+        return { headSeq };
+      });
+    },
+
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateSessionId(sessionId);
+      validateTtlMs(ttlMs);
+      const now = Date.now();
+      const iso = new Date(now).toISOString();
+      return transaction(() => {
+        const existing = sessionRow(sessionId);
+        if (existing && !ownerMatches(decodeSession(existing), init))
+          throw new SessionAccessDeniedError({ sessionId });
+        const lease = existing ? leaseOf(existing) : null;
+        if (lease && !canAcquireLease(lease, holder, now)) {
+          throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(lease, now) });
+        }
+        if (!existing) {
+          const { agentName, ownerId, tenantId, state } = init;
+          sql.createSession.run(sessionId, agentName, ownerId, tenantId, JSON.stringify(state), iso, iso);
+        }
+        sql.grant.run(holder, expiryIso(now, ttlMs), sessionId);
+        const session = decodeSession(sessionRow(sessionId)!);
+        return { epoch: session.lease!.epoch, session };
+      });
+    },
+
+    async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateTtlMs(ttlMs);
+      const expiresAt = expiryIso(Date.now(), ttlMs);
+      const { changes } = sql.renew.run(expiresAt, sessionId, holder, epoch);
+      if (changes !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
+      return { expiresAt };
+    },
+
+    async releaseLease(sessionId, { holder, epoch }) {
+      return { released: sql.release.run(sessionId, holder, epoch).changes === 1 };
+    },
+
+    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      if (!Number.isSafeInteger(limit) || limit < 1) {
+        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
+      }
+      const where: string[] = [];
+      const params: SQLInputValue[] = [];
+      for (const [column, value] of [
+        ['owner_id', ownerId],
+        ['tenant_id', tenantId],
+        ['agent_name', agentName],
+        ['id >', cursor ?? undefined],
+      ] as const) {
+        if (value === undefined) continue;
+        where.push(column.endsWith('>') ? `${column} ?` : `${column} = ?`);
+        params.push(value);
+      }
+      const rows = db
+        .prepare(
+          `SELECT * FROM agent_sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`,
+        )
+        .all(...params, limit + 1) as unknown as SessionRow[];
+      const page = rows.slice(0, limit).map(decodeSession);
+      return { sessions: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+    },
+
+    async deleteSession(sessionId) {
+      return transaction(() => {
+        sql.deleteMessages.run(sessionId);
+        return { deleted: sql.deleteSession.run(sessionId).changes === 1 };
+      });
+    },
+
+    async close() {
+      db.close();
+    },
+  };
+}
