@@ -37,36 +37,58 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): TableNames {
   };
 }
 
+const versionTableSql = (t: TableNames) =>
+  `CREATE TABLE IF NOT EXISTS ${t.schemaVersion} (
+  id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+  version INTEGER NOT NULL
+) STRICT`;
+
+const recordVersionSql = (t: TableNames) =>
+  `INSERT INTO ${t.schemaVersion} (id, version) VALUES (1, ${SCHEMA_VERSION})
+  ON CONFLICT (id) DO UPDATE SET version = max(version, excluded.version)`;
+
 /**
- * Version 1. One statement per string (D1 prepares one statement at a time). STRICT makes
+ * Version 1, one statement per string (D1 prepares one statement at a time). STRICT makes
  * SQLite reject a value of the wrong type instead of storing it. Messages keep a rowid (their
  * bodies can be large, which WITHOUT ROWID tables handle poorly); `PRIMARY KEY (session_id,
  * seq)` is the backstop that makes a second writer of one seq fail even if a guard were wrong.
+ * The indexes serve `listSessions` filters; their columns never change after a session is created.
  */
 function schemaV1(t: TableNames): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${t.sessions} (
-      id TEXT NOT NULL PRIMARY KEY,
-      agent_name TEXT NOT NULL,
-      owner_id TEXT,
-      tenant_id TEXT,
-      state TEXT NOT NULL,
-      head_seq INTEGER NOT NULL DEFAULT 0,
-      lease_holder TEXT,
-      lease_epoch INTEGER NOT NULL DEFAULT 0,
-      lease_expires_at TEXT,
-      created_at TEXT NOT NULL,
-      updated_at TEXT NOT NULL
-    ) STRICT`,
+  id TEXT NOT NULL PRIMARY KEY,
+  agent_name TEXT NOT NULL,
+  owner_id TEXT,
+  tenant_id TEXT,
+  state TEXT NOT NULL,
+  head_seq INTEGER NOT NULL DEFAULT 0,
+  lease_holder TEXT,
+  lease_epoch INTEGER NOT NULL DEFAULT 0,
+  lease_expires_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT`,
     `CREATE TABLE IF NOT EXISTS ${t.messages} (
-      session_id TEXT NOT NULL,
-      seq INTEGER NOT NULL,
-      body TEXT NOT NULL,
-      PRIMARY KEY (session_id, seq)
-    ) STRICT`,
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) STRICT`,
     `CREATE INDEX IF NOT EXISTS ${t.sessions}_by_owner ON ${t.sessions} (owner_id, id)`,
     `CREATE INDEX IF NOT EXISTS ${t.sessions}_by_tenant ON ${t.sessions} (tenant_id, id)`,
+    `CREATE INDEX IF NOT EXISTS ${t.sessions}_by_agent ON ${t.sessions} (agent_name, id)`,
   ];
+}
+
+/**
+ * The whole schema as separate statements, for teams that apply schema with
+ * `wrangler d1 migrations` instead: write them into a migration file (each followed by `;`).
+ * The last one records the version, so `store.migrate()` afterwards finds nothing to do.
+ */
+export function schemaStatements(options: { tablePrefix?: string } = {}): string[] {
+  const t = tableNames(options.tablePrefix);
+  return [versionTableSql(t), ...schemaV1(t), recordVersionSql(t)];
 }
 
 /** The tables were migrated by a newer @agentstore/d1; this one refuses to guess their layout. */
@@ -88,28 +110,13 @@ export class SchemaVersionError extends AgentStoreError {
  * version-1 statements run in one batch (one transaction).
  */
 export async function migrateSchema(db: D1DatabaseLike, t: TableNames): Promise<{ version: number }> {
-  await db
-    .prepare(
-      `CREATE TABLE IF NOT EXISTS ${t.schemaVersion} (
-        id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
-        version INTEGER NOT NULL
-      ) STRICT`,
-    )
-    .all();
+  await db.prepare(versionTableSql(t)).all();
   const { results } = await db
     .prepare(`SELECT version FROM ${t.schemaVersion} WHERE id = 1`)
     .all<{ version: number }>();
   const found = results[0]?.version ?? 0;
   if (found > SCHEMA_VERSION) throw new SchemaVersionError(found);
   if (found === SCHEMA_VERSION) return { version: found };
-  await db.batch([
-    ...schemaV1(t).map((sql) => db.prepare(sql)),
-    db
-      .prepare(
-        `INSERT INTO ${t.schemaVersion} (id, version) VALUES (1, ?1)
-         ON CONFLICT (id) DO UPDATE SET version = max(version, excluded.version)`,
-      )
-      .bind(SCHEMA_VERSION),
-  ]);
+  await db.batch([...schemaV1(t), recordVersionSql(t)].map((sql) => db.prepare(sql)));
   return { version: SCHEMA_VERSION };
 }

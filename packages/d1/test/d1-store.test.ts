@@ -17,6 +17,7 @@ import {
   d1Store,
   SCHEMA_VERSION,
   SchemaVersionError,
+  schemaStatements,
 } from '../src/index.ts';
 import { d1Corrupt, d1RawReader } from './d1-capabilities.ts';
 import { launchTestD1, message, uniqueId } from './launch.ts';
@@ -438,5 +439,19 @@ describe('list, delete, corrupt records, close', () => {
     await own.close();
     await expect(own.load('x')).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(await store.listSessions({ limit: 1 })).toBeDefined();
+  });
+});
+
+describe('schemaStatements', () => {
+  it('applied by hand (as a wrangler migration would) leaves migrate() nothing to do', async () => {
+    const statements = schemaStatements({ tablePrefix: 'wrangler_' });
+    for (const sql of statements) {
+      expect(sql).not.toContain(';');
+      await server.db.prepare(sql).all();
+    }
+    const handMade = d1Store({ binding: server.db }, { tablePrefix: 'wrangler_' });
+    await expect(handMade.migrate()).resolves.toEqual({ version: SCHEMA_VERSION });
+    await handMade.append('s', { expectedSeq: 0, messages: [message('1')], lease: null, session: { init } });
+    expect((await handMade.load('s'))?.session.headSeq).toBe(1);
   });
 });
