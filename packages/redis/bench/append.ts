@@ -89,7 +89,7 @@ async function benchServer(aof: 'always' | 'off') {
       const records = batch().map((m, i) => JSON.stringify({ ...m, seq: heads.script + 1 + i }));
       const k = redisKeys(PREFIX, sessions.script);
       // biome-ignore format: one ARGV slot per line would hide the shape
-      await client.evalsha(appendSha, 3, k.session, k.messages, `${PREFIX}sessions`, heads.script, now, new Date(now).toISOString(), 'none', '', '', '0', '0', '', '', '', '', '', '0', 'inline', '', '', heads.script + 3, ...records);
+      await client.evalsha(appendSha, 3, k.session, k.messages, `${PREFIX}sessions`, heads.script, now, new Date(now).toISOString(), 'none', '', '', '0', '0', '', '', '', '', '', '0', 'inline', '', '', heads.script + 3, `bench.${heads.script}`, ...records);
       heads.script += 3;
     },
     'WATCH + MULTI/EXEC': async () => {

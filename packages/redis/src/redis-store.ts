@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   type AgentStore,
   CorruptRecordError,
@@ -47,6 +48,10 @@ export interface RedisAgentStore extends AgentStore {
  * 1 GB query-buffer limits with room to spare.
  */
 export const REDIS_LIMITS: StoreLimits = { maxMessageBytes: 1024 * 1024, maxMessagesPerAppend: 500 };
+
+/** Unique per append() call across processes: a random process prefix and a counter. */
+const APPEND_TOKEN_PREFIX = `${randomBytes(8).toString('base64url')}.`;
+let appendCounter = 0;
 
 const DEFAULT_INIT: SessionInit = { agentName: '', ownerId: null, tenantId: null, state: null };
 
@@ -174,6 +179,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         init ? indexMember(sessionId) : '',
         init ? JSON.stringify(sessionId) : '',
         expectedSeq + input.messages.length,
+        `${APPEND_TOKEN_PREFIX}${++appendCounter}`,
       ];
       for (let i = 0; i < input.messages.length; i++)
         args.push(encodeMessage(input.messages[i]!, expectedSeq + 1 + i));

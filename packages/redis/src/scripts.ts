@@ -6,7 +6,7 @@
  *
  * Session hash fields: id, agentName, ownerId, tenantId, state, leaseHolder (all JSON text, so
  * null, "null" and lone surrogates stay distinct), headSeq, leaseEpoch (kept after release),
- * leaseExpiresMs, createdAt, updatedAt.
+ * leaseExpiresMs, createdAt, updatedAt, lastAppend (token of the last append call).
  */
 
 /** Refreshes the optional TTL on both session keys ('0' = no TTL). Inlined: no per-call closures. */
@@ -34,15 +34,23 @@ const createSession = (
  * ARGV: 1 expectedSeq, 2 nowMs, 3 nowIso, 4 'token'|'none', 5 holderJson, 6 epoch,
  *       7 releaseLease '1'|'0', 8 hasState '1'|'0', 9 stateJson, 10 init agentNameJson,
  *       11 init ownerJson, 12 init tenantJson, 13 init stateJson, 14 ttlMs|'0',
- *       15 index mode, 16 index member, 17 idJson, 18 new headSeq, 19.. message JSON (seq inside)
+ *       15 index mode, 16 index member, 17 idJson, 18 new headSeq, 19 append token,
+ *       20.. message JSON (seq inside)
  * Seqs are compared as decimal text (both sides are written by this package), so the guard
- * costs one HMGET and no number parsing.
+ * costs one HMGET and no number parsing. The append token is unique per `append()` call and
+ * kept in `lastAppend`: when ioredis re-sends a script whose reply was lost with a dropped
+ * connection (autoResendUnfulfilledCommands), the re-sent copy finds its own token at the head
+ * it would have produced and answers OK instead of a false SeqConflictError. A different call,
+ * even with identical messages, has another token and gets the conflict.
  * Returns {'OK', headSeq} | {'SEQ', storedHead} | {'LEASE'} | {'INDEX'}.
  */
 export const APPEND_LUA = `
-local s = redis.call('HMGET', KEYS[1], 'headSeq', 'leaseHolder', 'leaseEpoch', 'leaseExpiresMs')
+local s = redis.call('HMGET', KEYS[1], 'headSeq', 'leaseHolder', 'leaseEpoch', 'leaseExpiresMs', 'lastAppend')
 local head = s[1] or '0'
-if head ~= ARGV[1] then return {'SEQ', head} end
+if head ~= ARGV[1] then
+  if s[5] == ARGV[19] and head == ARGV[18] then return {'OK', head} end
+  return {'SEQ', head}
+end
 if ARGV[4] == 'token' then
   if s[2] ~= ARGV[5] or s[3] ~= ARGV[6] then return {'LEASE'} end
 elseif s[2] and tonumber(s[4]) > tonumber(ARGV[2]) then
@@ -50,8 +58,8 @@ elseif s[2] and tonumber(s[4]) > tonumber(ARGV[2]) then
 end
 if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'ARGV[3]', mode: 'ARGV[15]', member: 'ARGV[16]' })}
 end
-redis.call('RPUSH', KEYS[2], unpack(ARGV, 19))
-redis.call('HSET', KEYS[1], 'headSeq', ARGV[18], 'updatedAt', ARGV[3])
+redis.call('RPUSH', KEYS[2], unpack(ARGV, 20))
+redis.call('HSET', KEYS[1], 'headSeq', ARGV[18], 'updatedAt', ARGV[3], 'lastAppend', ARGV[19])
 if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'state', ARGV[9]) end
 if ARGV[7] == '1' then redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs') end${refreshTtl('ARGV[14]')}
 return {'OK', ARGV[18]}
