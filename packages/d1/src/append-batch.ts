@@ -59,7 +59,8 @@ export function chunkBodies(bodies: string[]): string[][] {
   let current: string[] = [];
   let bytes = 0;
   for (const body of bodies) {
-    const size = utf8ByteLength(body);
+    // A UTF-16 code unit is at most 3 UTF-8 bytes: count exactly only when the bound does not fit.
+    const size = body.length * 3 <= BODY_BYTES_PER_STATEMENT - bytes ? body.length * 3 : utf8ByteLength(body);
     if (
       current.length > 0 &&
       (current.length === ROWS_PER_STATEMENT || bytes + size > BODY_BYTES_PER_STATEMENT)

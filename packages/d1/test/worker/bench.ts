@@ -19,6 +19,8 @@ export interface BenchReport extends BenchOptions {
   medianNoopUs: number;
   /** medianStoreUs / medianFloorUs. */
   ratio: number;
+  /** Median over rounds of (store / floor) within the round: robust to load that shifts between rounds. */
+  pairedRatio: number;
 }
 
 const median = (values: number[]) => {
@@ -109,5 +111,6 @@ export async function benchAppends(
     medianFloorUs,
     medianNoopUs: median(noopRoundsUs),
     ratio: medianStoreUs / medianFloorUs,
+    pairedRatio: median(storeRoundsUs.map((us, i) => us / floorRoundsUs[i]!)),
   };
 }
