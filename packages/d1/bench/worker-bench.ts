@@ -8,7 +8,9 @@ import { bundleWorker } from '../test/worker/bundle.ts';
  * costs a deployed Worker's local simulation, not miniflare's Node proxy (~2 ms per call).
  * Usage: pnpm run bench [-- rounds n k bytes]
  */
-const [rounds = '15', n = '200', k = '3', bytes = '300'] = process.argv.slice(2).filter((arg) => arg !== '--');
+const [rounds = '15', n = '200', k = '3', bytes = '300'] = process.argv
+  .slice(2)
+  .filter((arg) => arg !== '--');
 const bundle = await bundleWorker(fileURLToPath(new URL('../test/worker/entry.ts', import.meta.url)));
 const server = await launchD1({ script: bundle.code });
 try {
@@ -26,7 +28,9 @@ try {
   console.log(`no-op round trip (SELECT 1)   p50 of round means: ${us(report.medianNoopUs)}`);
   console.log(`floor (hand-written batch)    p50 of round means: ${us(report.medianFloorUs)}`);
   console.log(`d1Store.append                p50 of round means: ${us(report.medianStoreUs)}`);
-  console.log(`ratio store / floor: ${report.ratio.toFixed(2)} (median of per-round ratios ${report.pairedRatio.toFixed(2)})`);
+  console.log(
+    `ratio store / floor: ${report.ratio.toFixed(2)} (median of per-round ratios ${report.pairedRatio.toFixed(2)})`,
+  );
   console.log(JSON.stringify(report));
 } finally {
   await server.stop();
