@@ -65,7 +65,8 @@ export const leaseChecks: ConformanceCheck[] = [
     name: 'another holder gets SessionBusyError with 0 < retryAfterMs ≤ ttl while the lease is live',
     async run({ store }) {
       const id = freshId('busy');
-      const ttlMs = 300;
+      // Long enough that a slow backend cannot let it lapse between the two calls.
+      const ttlMs = 2_000;
       await store.acquireLease(id, { holder: holderId('a'), ttlMs, init: sessionInit() });
       const error = await expectStoreError(
         store.acquireLease(id, { holder: holderId('b'), ttlMs, init: sessionInit() }),
