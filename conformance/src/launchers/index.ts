@@ -1,5 +1,5 @@
 export * from './d1.ts';
 export * from './dynamodb.ts';
-export * from './process-tools.ts';
 export * from './postgres.ts';
+export * from './process-tools.ts';
 export * from './redis.ts';
