@@ -43,7 +43,7 @@ export function tempDir(prefix: string): string {
 export function findBinary(name: string, extraDirs: string[] = []): string | null {
   const path = [...extraDirs, ...(process.env.PATH ?? '').split(':')].join(':');
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { env: { ...process.env, PATH: path }, encoding: 'utf8' });
-  const out = found.stdout.trim();
+  const out = (found.stdout ?? '').trim();
   return found.status === 0 && out ? out : null;
 }
 

@@ -58,6 +58,7 @@ export {
   MAX_SESSION_ID_BYTES,
   messageByteLength,
   utf8ByteLength,
+  utf8ByteLengthPortable,
   validateAppendInput,
   validateSessionId,
   validateTtlMs,

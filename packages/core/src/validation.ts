@@ -6,8 +6,18 @@ import type { AppendInput, StoreLimits } from './store.ts';
 export const MAX_SESSION_ID_BYTES = 1024;
 export const MAX_MESSAGE_ID_BYTES = 256;
 
-/** UTF-8 length without Buffer or TextEncoder allocations (runs in Workers too). */
+// Node's Buffer.byteLength is native and ~20× faster than a JS loop; Workers may not have Buffer.
+const nativeByteLength = (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } })
+  .Buffer;
+
+/** UTF-8 length of `text` (lone surrogates count 3, as the encoder replaces them with U+FFFD). */
 export function utf8ByteLength(text: string): number {
+  if (nativeByteLength) return nativeByteLength.byteLength(text, 'utf8');
+  return utf8ByteLengthPortable(text);
+}
+
+/** The same count without Buffer or TextEncoder allocations, for runtimes without Buffer. */
+export function utf8ByteLengthPortable(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);

@@ -4,6 +4,7 @@ import {
   messageByteLength,
   PayloadTooLargeError,
   utf8ByteLength,
+  utf8ByteLengthPortable,
   validateAppendInput,
   validateSessionId,
 } from '../src/index.ts';
@@ -20,6 +21,7 @@ describe('validation', () => {
   it('measures UTF-8 bytes exactly like the encoder', () => {
     for (const text of ['', 'abc', 'é', '€', '😀', 'a😀b€é', '\ud800 lone surrogate']) {
       expect(utf8ByteLength(text)).toBe(new TextEncoder().encode(text).length);
+      expect(utf8ByteLengthPortable(text)).toBe(new TextEncoder().encode(text).length);
     }
     expect(messageByteLength(message('m', '€'))).toBe(
       new TextEncoder().encode(JSON.stringify(message('m', '€'))).length,
