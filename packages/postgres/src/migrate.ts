@@ -1,5 +1,13 @@
+import { InvalidArgumentError } from '@agentstore/core';
 import type { Pool } from 'pg';
-import { MIGRATIONS, migrationsTableSql, recordMigrationSql, schemaSql, type TableNames } from './schema.ts';
+import {
+  LATEST_VERSION,
+  MIGRATIONS,
+  migrationsTableSql,
+  recordMigrationSql,
+  schemaSql,
+  type TableNames,
+} from './schema.ts';
 
 /** Advisory lock class for agentstore migrations ('agst'); the second key is a hash of the schema. */
 const LOCK_CLASS = 0x61677374;
@@ -36,6 +44,13 @@ export async function runMigrations(
       await client.query(migrationsTableSql(names));
       const done = await client.query<{ version: number }>(`SELECT version FROM ${names.migrations}`);
       const have = new Set(done.rows.map((row) => row.version));
+      const newest = Math.max(0, ...have);
+      if (newest > LATEST_VERSION) {
+        throw new InvalidArgumentError({
+          argument: 'schema',
+          reason: `is at version ${newest}, newer than this @agentstore/postgres knows (${LATEST_VERSION}); upgrade the package`,
+        });
+      }
       const applied: number[] = [];
       for (const migration of MIGRATIONS) {
         if (have.has(migration.version)) continue;

@@ -68,6 +68,21 @@ function hashText(text: string): string {
   return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
+/**
+ * PostgreSQL `text` cannot hold U+0000. Message content and state travel inside JSON (where NUL
+ * is escaped), but these fields are columns of their own, so NUL is refused before any write.
+ */
+function assertNoNul(fields: Record<string, string | null | undefined>): void {
+  for (const [argument, value] of Object.entries(fields)) {
+    if (typeof value === 'string' && value.includes('\u0000')) {
+      throw new InvalidArgumentError({
+        argument,
+        reason: 'must not contain NUL characters (PostgreSQL text)',
+      });
+    }
+  }
+}
+
 /** A lost race between this statement's snapshot and a concurrent writer; retried a few times. */
 const ACQUIRE_ATTEMPTS = 3;
 
@@ -158,8 +173,14 @@ export function postgresStore(
       const { expectedSeq, lease } = input;
       const init = input.session?.init;
       const state = input.session?.state;
+      assertNoNul({
+        'lease.holder': lease?.holder,
+        'session.init.agentName': init?.agentName,
+        'session.init.ownerId': init?.ownerId,
+        'session.init.tenantId': init?.tenantId,
+      });
       // Everything is serialised before the query, so a bad value fails before any I/O.
-      const values = [
+      const values: unknown[] = [
         sessionId,
         expectedSeq,
         lease?.holder ?? null,
@@ -167,14 +188,19 @@ export function postgresStore(
         new Date(now).toISOString(),
         state === undefined ? null : JSON.stringify(state),
         input.releaseLease === true,
-        init?.agentName ?? '',
-        init?.ownerId ?? null,
-        init?.tenantId ?? null,
-        JSON.stringify(init?.state ?? null),
         JSON.stringify(input.messages),
         input.messages.length,
       ];
-      const { rows } = await query<AppendRow>(sql.append, values);
+      // Only a first append can create the session; later ones skip that part of the statement.
+      if (expectedSeq === 0) {
+        values.push(
+          init?.agentName ?? '',
+          init?.ownerId ?? null,
+          init?.tenantId ?? null,
+          JSON.stringify(init?.state ?? null),
+        );
+      }
+      const { rows } = await query<AppendRow>(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
       const row = rows[0]!;
       if (row.head_seq !== null) return { headSeq: Number(row.head_seq) };
 
@@ -208,6 +234,12 @@ export function postgresStore(
       if (typeof init !== 'object' || init === null) {
         throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
       }
+      assertNoNul({
+        holder,
+        'init.agentName': init.agentName,
+        'init.ownerId': init.ownerId,
+        'init.tenantId': init.tenantId,
+      });
       const wanted = { ...init, ownerId: init.ownerId ?? null, tenantId: init.tenantId ?? null };
       const stateJson = JSON.stringify(init.state ?? null);
       for (let attempt = 1; ; attempt++) {
@@ -246,8 +278,9 @@ export function postgresStore(
       assertOpen();
       validateSessionId(sessionId);
       validateTtlMs(ttlMs);
-      if (typeof holder !== 'string' || !Number.isSafeInteger(epoch)) {
-        throw new LeaseLostError({ sessionId, holder: null, epoch: null });
+      // A holder that cannot be stored cannot hold the lease either.
+      if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
+        throw new LeaseLostError({ sessionId, holder: typeof holder === 'string' ? holder : null, epoch });
       }
       const { rows } = await query<{ lease_expires_at: string }>(sql.renew, [
         sessionId,
@@ -262,7 +295,9 @@ export function postgresStore(
     async releaseLease(sessionId, { holder, epoch }) {
       assertOpen();
       validateSessionId(sessionId);
-      if (typeof holder !== 'string' || !Number.isSafeInteger(epoch)) return { released: false };
+      if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
+        return { released: false };
+      }
       const result = await query(sql.release, [sessionId, holder, epoch]);
       return { released: result.rowCount === 1 };
     },
@@ -271,6 +306,15 @@ export function postgresStore(
       assertOpen();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
+      }
+      // No stored session has NUL in these fields (it is refused on write), so nothing matches.
+      if (
+        [ownerId, tenantId, agentName].some((value) => typeof value === 'string' && value.includes('\u0000'))
+      ) {
+        return { sessions: [], nextCursor: null };
+      }
+      if (typeof cursor === 'string' && cursor.includes('\u0000')) {
+        throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
       }
       const page = sql.list({ limit, ownerId, tenantId, agentName, cursor: cursor ?? undefined });
       const { rows } = await query<SessionRow>(page.text, page.values);

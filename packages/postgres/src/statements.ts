@@ -6,7 +6,10 @@ import type { TableNames } from './schema.ts';
  * validated options only; every value is a bound parameter with an explicit type.
  */
 export interface Statements {
+  /** An append with expectedSeq > 0. */
   append: string;
+  /** An append with expectedSeq 0: may create the session. */
+  appendFirst: string;
   load: string;
   acquire: string;
   renew: string;
@@ -31,27 +34,22 @@ const SESSION_COLUMNS =
 export function buildStatements(n: TableNames): Statements {
   /*
    * append: $1 session id, $2 expected seq, $3 lease holder (null: no lease), $4 lease epoch,
-   * $5 now (ISO), $6 new state JSON (null: keep), $7 release lease, $8-$11 init agent name,
-   * owner, tenant, state JSON, $12 the messages as one JSON array, $13 how many.
+   * $5 now (ISO), $6 new state JSON (null: keep), $7 release lease, $8 the messages as one JSON
+   * array, $9 how many; appendFirst adds $10-$13: init agent name, owner, tenant, state JSON.
    *
-   * `created` makes the session when expectedSeq is 0 and no row exists; `advanced` moves the
-   * head of an existing one, guarded by head seq and the lease rule. All CTEs share one
-   * snapshot, so at most one of them yields a row; a concurrent writer makes the guard re-check
-   * the newest row version (READ COMMITTED). Messages are inserted only from that row, so a
+   * `advanced` moves the head of an existing session, guarded by head seq and the lease rule;
+   * in appendFirst (expectedSeq 0), `created` makes the session when no row exists instead. All
+   * CTEs share one snapshot, so at most one of them yields a row; a concurrent writer makes the
+   * guard re-check the newest row version (READ COMMITTED), and a concurrent creation makes
+   * ON CONFLICT DO NOTHING yield none. Messages are inserted only from a granted row, so a
    * failed guard writes nothing, and PRIMARY KEY (session_id, seq) backs the guard up.
    * `json_array_elements` on `json` (not jsonb) yields each element's text verbatim.
    * When nothing was granted, the last SELECT returns the session as this statement saw it,
    * so the error (seq conflict with actualSeq, or lease lost) needs no second round trip.
    */
-  const append = `WITH created AS (
-  INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
-  SELECT $1::text, $8::text, $9::text, $10::text, COALESCE($6::text, $11::text), $13::bigint, 0, $5::text, $5::text
-  WHERE $2::bigint = 0 AND $3::text IS NULL
-  ON CONFLICT (id) DO NOTHING
-  RETURNING s.head_seq
-), advanced AS (
+  const advanced = `advanced AS (
   UPDATE ${n.sessions} AS s SET
-    head_seq = s.head_seq + $13::bigint,
+    head_seq = s.head_seq + $9::bigint,
     state = COALESCE($6::text, s.state),
     lease_holder = CASE WHEN $7::boolean THEN NULL ELSE s.lease_holder END,
     lease_expires_at = CASE WHEN $7::boolean THEN NULL ELSE s.lease_expires_at END,
@@ -60,19 +58,29 @@ export function buildStatements(n: TableNames): Statements {
     AND CASE WHEN $3::text IS NULL THEN s.lease_holder IS NULL OR s.lease_expires_at <= $5::text
              ELSE s.lease_holder = $3::text AND s.lease_epoch = $4::bigint END
   RETURNING s.head_seq
-), granted AS (
-  SELECT head_seq FROM created UNION ALL SELECT head_seq FROM advanced
-), inserted AS (
+)`;
+  const rest = `inserted AS (
   INSERT INTO ${n.messages} (session_id, seq, body)
   SELECT $1::text, $2::bigint + m.ord, m.body::text
-  FROM granted, json_array_elements($12::json) WITH ORDINALITY AS m(body, ord)
+  FROM granted, json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)
 )
 SELECT g.head_seq, c.found, c.head_seq AS current_seq, c.lease_holder, c.lease_epoch, c.lease_expires_at
 FROM (SELECT 1) AS one
 LEFT JOIN granted AS g ON true
-LEFT JOIN (
-  SELECT true AS found, head_seq, lease_holder, lease_epoch, lease_expires_at FROM ${n.sessions} WHERE id = $1::text
-) AS c ON g.head_seq IS NULL`;
+LEFT JOIN LATERAL (
+  SELECT true AS found, head_seq, lease_holder, lease_epoch, lease_expires_at FROM ${n.sessions}
+  WHERE g.head_seq IS NULL AND id = $1::text
+) AS c ON true`;
+  const append = `WITH ${advanced}, granted AS (SELECT head_seq FROM advanced), ${rest}`;
+  const appendFirst = `WITH created AS (
+  INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
+  SELECT $1::text, $10::text, $11::text, $12::text, COALESCE($6::text, $13::text), $9::bigint, 0, $5::text, $5::text
+  WHERE $3::text IS NULL
+  ON CONFLICT (id) DO NOTHING
+  RETURNING s.head_seq
+), ${advanced}, granted AS (
+  SELECT head_seq FROM created UNION ALL SELECT head_seq FROM advanced
+), ${rest}`;
 
   // load: the session row (seq 0) and its messages after $2, from one snapshot.
   const load = `SELECT 0::bigint AS seq, s.state AS body, s.agent_name, s.owner_id, s.tenant_id, s.head_seq,
@@ -138,5 +146,5 @@ ORDER BY id LIMIT $1::bigint`;
     return { text, values };
   };
 
-  return { append, load, acquire, renew, release, deleteSession, deleteMessages, list };
+  return { append, appendFirst, load, acquire, renew, release, deleteSession, deleteMessages, list };
 }

@@ -7,11 +7,14 @@ import { tableNames } from '../src/schema.ts';
  * corrupter and the floor — the cheapest correct append a user would hand-write with pg.
  */
 export function postgresCapabilities(
-  pool: Pool,
+  getPool: () => Pool,
   schema: string,
-  tablePrefix = 'agentstore_',
+  options: { tablePrefix?: string; preparedStatements?: boolean } = {},
 ): Required<StoreCapabilities> {
+  const { tablePrefix = 'agentstore_', preparedStatements = true } = options;
   const t = tableNames(schema, tablePrefix);
+  // Looked up per call, so the capabilities can be declared before the server is up.
+  const pool = { query: ((...args: Parameters<Pool['query']>) => getPool().query(...args)) as Pool['query'] };
   // One prepared statement: bump the head only if it is still expectedSeq, insert the rows from it.
   const floorSql = `WITH bumped AS (
   UPDATE ${t.sessions} SET head_seq = $2::bigint + $4::bigint, updated_at = $5::text
@@ -60,11 +63,13 @@ SELECT bumped.id, $2::bigint + m.ord, m.body FROM bumped, unnest($3::text[]) WIT
     floor: {
       async append(sessionId, expectedSeq, messages) {
         const bodies = messages.map(({ seq: _seq, ...message }) => JSON.stringify(message));
-        const result = await pool.query({
-          name: `floor_${schema}`,
-          text: floorSql,
-          values: [sessionId, expectedSeq, bodies, messages.length, new Date().toISOString()],
-        });
+        const values = [sessionId, expectedSeq, bodies, messages.length, new Date().toISOString()];
+        // Behind a transaction-mode pooler a user could not prepare either: compare like with like.
+        const result = await pool.query(
+          preparedStatements
+            ? { name: `floor_${schema}`, text: floorSql, values }
+            : { text: floorSql, values },
+        );
         if (result.rowCount !== messages.length)
           throw new Error(`floor append refused at seq ${expectedSeq}`);
       },

@@ -88,7 +88,7 @@ describe('connection loss during an append', () => {
       let pid: number | undefined;
       for (let i = 0; i < 200 && pid === undefined; i++) {
         const { rows } = await server.pool.query(
-          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH created AS%'`,
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH advanced AS%'`,
         );
         pid = rows[0]?.pid;
         if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -74,6 +74,21 @@ describe('migrate', () => {
     }
   });
 
+  it('refuses a schema newer than this package knows, changing nothing', async () => {
+    const schema = freshSchema('newer');
+    try {
+      const store = postgresStore({ pool: server.pool }, { schema });
+      await store.migrate();
+      await server.pool.query(
+        `INSERT INTO "${schema}".agentstore_migrations (version, description) VALUES (99, 'future')`,
+      );
+      await expect(store.migrate()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'schema' });
+      expect(await versions(schema)).toEqual([1, 99]);
+    } finally {
+      await server.pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    }
+  });
+
   it('keeps stores with different prefixes in one schema apart', async () => {
     const a = postgresStore({ pool: server.pool }, { schema: server.schema, tablePrefix: 'a_' });
     const b = postgresStore({ pool: server.pool }, { schema: server.schema, tablePrefix: 'b_' });

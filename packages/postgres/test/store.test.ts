@@ -123,6 +123,43 @@ describe('append and load', () => {
     expect(await store.load(id)).toBeNull();
   });
 
+  it('stores NUL inside messages and state, and refuses it before any write where a column would hold it', async () => {
+    const store = await pg.store();
+    const id = uniqueId();
+    const nul = message('id\u0000with nul', 'c\u0000', { toolCallId: 't\u0000', kind: '\u0000' });
+    await store.append(id, {
+      expectedSeq: 0,
+      messages: [nul],
+      session: { init: init(), state: ['\u0000'] },
+      lease: null,
+    });
+    expect(await store.load(id)).toMatchObject({
+      messages: [{ ...nul, seq: 1 }],
+      session: { state: ['\u0000'] },
+    });
+    const fresh = uniqueId();
+    await expect(
+      store.append(fresh, {
+        expectedSeq: 0,
+        messages: [message('a')],
+        session: { init: init({ ownerId: 'o\u0000' }) },
+        lease: null,
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'session.init.ownerId' });
+    await expect(
+      store.acquireLease(fresh, { holder: 'h\u0000', ttlMs: 1000, init: init() }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'holder' });
+    expect(await store.load(fresh)).toBeNull();
+    await expect(store.renewLease(id, { holder: 'h\u0000', epoch: 1, ttlMs: 1000 })).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
+    expect(await store.releaseLease(id, { holder: 'h\u0000', epoch: 1 })).toEqual({ released: false });
+    expect(await store.listSessions({ ownerId: '\u0000', limit: 5 })).toEqual({
+      sessions: [],
+      nextCursor: null,
+    });
+  });
+
   it('reports an undecodable message or session row as CorruptRecordError', async () => {
     const store = await pg.store();
     const id = uniqueId();
