@@ -30,6 +30,7 @@ export {
   describePerfGate,
   measureAppendRatio,
   measureLoopRatio,
+  type PerfSampling,
   perfGateChecks,
   perfGateSpec,
   type RatioMeasurement,

@@ -35,16 +35,26 @@ async function timed(operation: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/** Fewest measured pairs a gate decides on, however slow the backend. */
+const MIN_SAMPLES = 7;
+
+export interface PerfSampling {
+  warmup: number;
+  samples: number;
+  /** Stop early (after MIN_SAMPLES) once measuring has taken this long, so slow backends stay within the test timeout. */
+  budgetMs: number;
+}
+
 /** Runs both sides alternately (who goes first alternates too), drops the warm-up, compares p50s. */
 async function compare(
-  warmup: number,
-  samples: number,
+  { warmup, samples, budgetMs }: PerfSampling,
   storeSide: () => Promise<unknown>,
   floorSide: () => Promise<unknown>,
 ): Promise<RatioMeasurement> {
   const storeTimes: number[] = [];
   const floorTimes: number[] = [];
-  for (let i = 0; i < warmup + samples; i++) {
+  const started = performance.now();
+  for (let i = 0; storeTimes.length < samples; i++) {
     let storeTime: number;
     let floorTime: number;
     if (i % 2 === 0) {
@@ -58,10 +68,11 @@ async function compare(
       storeTimes.push(storeTime);
       floorTimes.push(floorTime);
     }
+    if (storeTimes.length >= MIN_SAMPLES && performance.now() - started > budgetMs) break;
   }
   const storeMs = median(storeTimes);
   const floorMs = median(floorTimes);
-  return { storeMs, floorMs, ratio: storeMs / floorMs, samples };
+  return { storeMs, floorMs, ratio: storeMs / floorMs, samples: storeTimes.length };
 }
 
 /** A session that exists, for the floor to append to (the floor only appends to existing sessions). */
@@ -83,14 +94,13 @@ const withSeqs = (batch: NewMessage[], expectedSeq: number): MessageRecord[] =>
 export async function measureAppendRatio(
   store: AgentStore,
   floor: RawAppendFloor,
-  options: { warmup?: number; samples?: number } = {},
+  options: Partial<PerfSampling> = {},
 ): Promise<RatioMeasurement> {
   const viaStore = await floorSession(store, 'perf-store');
   const viaFloor = await floorSession(store, 'perf-floor');
   const batch = () => [messageOfBytes(300), messageOfBytes(300), messageOfBytes(300)];
   return compare(
-    options.warmup ?? 20,
-    options.samples ?? 120,
+    { warmup: 20, samples: 120, budgetMs: 20_000, ...options },
     async () => {
       viaStore.head = (
         await store.append(viaStore.id, { expectedSeq: viaStore.head, messages: batch(), lease: null })
@@ -118,7 +128,7 @@ const anyInput = {
 export async function measureLoopRatio(
   store: AgentStore,
   floor: RawAppendFloor,
-  options: { warmup?: number; samples?: number } = {},
+  options: Partial<PerfSampling> = {},
 ): Promise<RatioMeasurement> {
   const steps: ScriptStep[] = [
     ...Array.from({ length: STEPS }, (_, n) => ({
@@ -142,8 +152,7 @@ export async function measureLoopRatio(
   });
   const viaFloor = await floorSession(store, 'perf-loop-floor');
   return compare(
-    options.warmup ?? 3,
-    options.samples ?? 15,
+    { warmup: 3, samples: 15, budgetMs: 30_000, ...options },
     async () => {
       const result = await run(agent, {
         store,
