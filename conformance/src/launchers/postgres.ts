@@ -18,6 +18,8 @@ const INSTALL_HINT =
 
 /** A Postgres the tests can use. `restart` crashes and restarts it (only for a server this process started). */
 export interface LaunchedPostgres extends LaunchedServer<{ url: string }> {
+  /** The temp dir holding the data directory, socket and `server.log`; null for AGENTSTORE_PG_URL. */
+  dir: string | null;
   /** `pg_ctl restart -m immediate`: every connection drops, as in a server crash. */
   restart(): Promise<void>;
 }
@@ -45,6 +47,7 @@ export async function launchPostgres(): Promise<LaunchedPostgres> {
     return {
       info: { url: external },
       owned: false,
+      dir: null,
       async stop() {},
       async restart() {
         throw new Error('restart() needs a server this process started; unset AGENTSTORE_PG_URL');
@@ -104,6 +107,7 @@ export async function launchPostgres(): Promise<LaunchedPostgres> {
   return {
     info: { url: `postgresql://postgres@127.0.0.1:${port}/postgres` },
     owned: true,
+    dir,
     async stop() {
       if (stopped) return;
       stopped = true;
