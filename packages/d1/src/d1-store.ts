@@ -16,6 +16,7 @@ import type { D1DatabaseLike } from './d1-binding.ts';
 import { D1_STORE_LIMITS } from './limits.ts';
 import { decodeMessage, decodeSession, type MessageRow, type SessionRow } from './rows.ts';
 import { migrateSchema, type TableNames, tableNames } from './schema.ts';
+import { withStatementCache } from './statement-cache.ts';
 
 export interface D1StoreConnection {
   /** The D1 binding, e.g. `env.DB`. The store never closes it. */
@@ -43,10 +44,11 @@ const SESSION_COLUMNS =
  * Runs in Workers and Durable Objects; it uses no Node API.
  */
 export function d1Store(connection: D1StoreConnection, options: D1StoreOptions = {}): D1AgentStore {
-  const db = connection?.binding;
-  if (!db || typeof db.prepare !== 'function' || typeof db.batch !== 'function') {
+  const binding = connection?.binding;
+  if (!binding || typeof binding.prepare !== 'function' || typeof binding.batch !== 'function') {
     throw new InvalidArgumentError({ argument: 'binding', reason: 'must be a D1 database binding (env.DB)' });
   }
+  const db = withStatementCache(binding);
   const t = tableNames(options.tablePrefix);
   const limits = { ...D1_STORE_LIMITS };
   let closed = false;

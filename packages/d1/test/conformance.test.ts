@@ -1,6 +1,6 @@
-import { describeAgentStoreConformance } from '@agentstore/conformance';
+import { describeAgentStoreConformance, type RawAppendFloor, type RawReader } from '@agentstore/conformance';
 import { afterAll, beforeAll } from 'vitest';
-import { type D1AgentStore, d1Store } from '../src/index.ts';
+import { d1Store } from '../src/index.ts';
 import { d1Corrupt, d1Floor, d1RawReader } from './d1-capabilities.ts';
 import { launchTestD1 } from './launch.ts';
 
@@ -9,32 +9,34 @@ import { launchTestD1 } from './launch.ts';
  * Node through miniflare's proxy. Raw reader, corrupt and floor use plain SQL on the same binding.
  */
 let server: Awaited<ReturnType<typeof launchTestD1>> | undefined;
-let tables: D1AgentStore['tables'] | undefined;
+let backend:
+  | { raw: RawReader; corrupt: (id: string, seq: number) => Promise<void>; floor: RawAppendFloor }
+  | undefined;
 
 beforeAll(async () => {
   server = await launchTestD1();
   const store = d1Store({ binding: server.db });
   await store.migrate();
-  tables = store.tables;
+  backend = {
+    raw: d1RawReader(server.db, store.tables),
+    corrupt: d1Corrupt(server.db, store.tables),
+    floor: d1Floor(server.db, store.tables),
+  };
 });
 afterAll(() => server?.stop());
 
-const db = () => {
-  if (!server || !tables) throw new Error('the D1 database is not up yet');
-  return { db: server.db, tables };
+// The kit takes its capabilities when the suites are declared; the database starts in beforeAll.
+const up = () => {
+  if (!server || !backend) throw new Error('the D1 database is not up yet');
+  return { db: server.db, ...backend };
 };
 
 describeAgentStoreConformance({
   name: 'd1',
-  createStore: () => d1Store({ binding: db().db }),
+  createStore: () => d1Store({ binding: up().db }),
   capabilities: {
-    raw: {
-      session: (id) => d1RawReader(db().db, db().tables).session(id),
-      messages: (id) => d1RawReader(db().db, db().tables).messages(id),
-    },
-    corrupt: (id, seq) => d1Corrupt(db().db, db().tables)(id, seq),
-    floor: {
-      append: (id, expectedSeq, messages) => d1Floor(db().db, db().tables).append(id, expectedSeq, messages),
-    },
+    raw: { session: (id) => up().raw.session(id), messages: (id) => up().raw.messages(id) },
+    corrupt: (id, seq) => up().corrupt(id, seq),
+    floor: { append: (id, expectedSeq, messages) => up().floor.append(id, expectedSeq, messages) },
   },
 });

@@ -1,6 +1,6 @@
 import type { RawAppendFloor, RawMessageRow, RawReader, RawSessionRow } from '@agentstore/conformance';
 import type { MessageRecord } from '@agentstore/core';
-import type { D1DatabaseLike, TableNames } from '../src/index.ts';
+import type { D1DatabaseLike, D1StatementLike, TableNames } from '../src/index.ts';
 
 /**
  * The conformance kit's capabilities for D1, written with plain SQL through the binding so they
@@ -49,22 +49,32 @@ export function d1Corrupt(db: D1DatabaseLike, t: TableNames) {
 
 /**
  * The cheapest correct guarded append a user would write by hand: one batch of a guard that
- * errors when the head moved, the head update, and one multi-row INSERT.
+ * errors when the head moved, the head update, and one multi-row INSERT. Statements are prepared
+ * once and re-bound, as the store does.
  */
 export function d1Floor(db: D1DatabaseLike, t: TableNames): RawAppendFloor {
+  const guard = db.prepare(
+    `SELECT CASE WHEN head_seq = ? THEN 1 ELSE json_extract('{}', 'conflict:' || head_seq) END
+     FROM ${t.sessions} WHERE id = ?`,
+  );
+  const moveHead = db.prepare(`UPDATE ${t.sessions} SET head_seq = ?, updated_at = ? WHERE id = ?`);
+  const inserts = new Map<number, D1StatementLike>();
+  const insert = (rows: number) => {
+    let statement = inserts.get(rows);
+    if (!statement) {
+      const values = Array.from({ length: rows }, () => '(?, ?, ?)').join(', ');
+      statement = db.prepare(`INSERT INTO ${t.messages} (session_id, seq, body) VALUES ${values}`);
+      inserts.set(rows, statement);
+    }
+    return statement;
+  };
   return {
     async append(sessionId: string, expectedSeq: number, messages: MessageRecord[]): Promise<void> {
-      const rows = messages.map(() => '(?, ?, ?)').join(', ');
       const values = messages.flatMap(({ seq, ...m }) => [sessionId, seq, JSON.stringify(m)]);
       await db.batch([
-        db
-          .prepare(`SELECT CASE WHEN head_seq = ? THEN 1 ELSE json_extract('{}', 'conflict:' || head_seq) END
-                    FROM ${t.sessions} WHERE id = ?`)
-          .bind(expectedSeq, sessionId),
-        db
-          .prepare(`UPDATE ${t.sessions} SET head_seq = ?, updated_at = ? WHERE id = ?`)
-          .bind(expectedSeq + messages.length, new Date().toISOString(), sessionId),
-        db.prepare(`INSERT INTO ${t.messages} (session_id, seq, body) VALUES ${rows}`).bind(...values),
+        guard.bind(expectedSeq, sessionId),
+        moveHead.bind(expectedSeq + messages.length, new Date().toISOString(), sessionId),
+        insert(messages.length).bind(...values),
       ]);
     },
   };
