@@ -29,6 +29,12 @@ export interface RunOptions {
   sessionId?: string;
   /** The user's message; optional when resuming a session. */
   message?: string;
+  /**
+   * A stable id for `message` (e.g. the id of the HTTP request or queue delivery). When the
+   * session already holds a message with this id, it is not appended again and the run resumes:
+   * retrying a run whose process died is then safe whether or not the message had landed.
+   */
+  messageId?: string;
   llm: LlmAdapter;
   /** Added to (and overriding by name) the agent's tools. */
   tools?: Record<string, AnyTool>;
@@ -155,8 +161,9 @@ async function loop(
   await settleOpenCalls(conversation, options.approvals ?? {});
 
   let pendingUser: NewMessage | null = null;
-  if (options.message !== undefined) {
-    pendingUser = newMessage(scope.newId(), { role: 'user', content: options.message });
+  const alreadyStored = options.messageId !== undefined && messages.some((m) => m.id === options.messageId);
+  if (options.message !== undefined && !alreadyStored) {
+    pendingUser = newMessage(options.messageId ?? scope.newId(), { role: 'user', content: options.message });
   } else {
     const folded = foldSession(messages);
     if (folded.status === 'complete') return result('complete', folded.response ?? '');

@@ -390,3 +390,32 @@ describe('waiting for a lease', () => {
     expect(result.status).toBe('complete');
   });
 });
+
+describe('retrying a run with the same message', () => {
+  it('appends a message with a given messageId once, however often the run is retried', async () => {
+    const store = durableMemoryStore();
+    const ledger = sideEffectLedger();
+    const agent = triageAgent(ledger);
+    const llm = scriptedLlm([
+      { toolCalls: [{ id: 'p', name: 'postSlack', input: { text: 'x' } }] },
+      { text: 'Done.' },
+    ]);
+    const attempt = (s = store) =>
+      run(agent, {
+        store: s,
+        sessionId: 'retry',
+        message: 'post it',
+        messageId: 'req-1',
+        llm,
+        leaseTtlMs: TTL,
+      });
+    // The first delivery dies after write #1; the queue redelivers the same message twice.
+    await expect(attempt(crashAfterToolResults(store))).rejects.toSatisfy(isSimulatedCrash);
+    await new Promise((resolve) => setTimeout(resolve, TTL + 10));
+    expect((await attempt()).status).toBe('complete');
+    expect((await attempt()).response).toBe('Done.');
+    const stored = (await store.load('retry'))!;
+    expect(stored.messages.filter((m) => m.role === 'user').map((m) => m.id)).toEqual(['req-1']);
+    expect(ledger.count('p')).toBe(1);
+  });
+});
