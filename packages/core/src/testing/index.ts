@@ -20,3 +20,11 @@ export { type ScriptedLlm, type ScriptStep, scriptedLlm, unreachableLlm } from '
 export function durableMemoryStore(options: MemoryStoreOptions = {}): AgentStore {
   return createInMemoryStore(true, options);
 }
+export type {
+  ConformanceTarget,
+  RawAppendFloor,
+  RawMessageRow,
+  RawReader,
+  RawSessionRow,
+  StoreCapabilities,
+} from './store-target.ts';
