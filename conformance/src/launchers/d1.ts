@@ -15,10 +15,8 @@ export interface D1LaunchInfo {
 export interface LaunchD1Options {
   /** Directory that keeps the database between launches; in memory when absent. */
   persist?: string;
-  /** Worker script (ES module) to run beside the database; a stub answering "ok" by default. */
+  /** Worker script (one ES module, e.g. a bundle) to run beside the database; a stub answering "ok" by default. */
   script?: string;
-  /** Extra ES modules for the worker, when `script` imports them. */
-  modules?: { path: string; contents: string }[];
   compatibilityDate?: string;
   /** e.g. `['nodejs_compat']` for a script that imports `node:*` modules. */
   compatibilityFlags?: string[];
@@ -43,21 +41,14 @@ export async function launchD1(options: LaunchD1Options = {}): Promise<LaunchedS
       },
     );
   }
-  const worker: MiniflareOptions = options.modules?.length
-    ? {
-        modules: [
-          { type: 'ESModule', path: 'worker.mjs', contents: options.script ?? STUB_WORKER },
-          ...options.modules.map((m) => ({ type: 'ESModule' as const, path: m.path, contents: m.contents })),
-        ],
-      }
-    : { modules: true, script: options.script ?? STUB_WORKER };
   const miniflare = new miniflareModule.Miniflare({
-    ...worker,
+    modules: true,
+    script: options.script ?? STUB_WORKER,
     compatibilityDate: options.compatibilityDate ?? COMPATIBILITY_DATE,
     compatibilityFlags: options.compatibilityFlags ?? [],
     d1Databases: { DB: 'agentstore-d1' },
     ...(options.persist !== undefined ? { d1Persist: options.persist } : {}),
-  } as MiniflareOptions);
+  });
   try {
     const db = await miniflare.getD1Database('DB');
     return {
