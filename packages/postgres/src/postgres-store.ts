@@ -38,11 +38,8 @@ export interface PostgresStore extends AgentStore {
 
 interface AppendRow {
   head_seq: string | null;
-  found: boolean | null;
-  current_seq: string | null;
-  lease_holder: string | null;
-  lease_epoch: string | null;
-  lease_expires_at: string | null;
+  /** When refused: [head_seq, lease_holder, lease_epoch, lease_expires_at] as the statement saw them; null if no row. */
+  seen: string | null;
 }
 
 interface LoadRow extends Omit<SessionRow, 'id' | 'state'> {
@@ -72,14 +69,9 @@ function hashText(text: string): string {
  * PostgreSQL `text` cannot hold U+0000. Message content and state travel inside JSON (where NUL
  * is escaped), but these fields are columns of their own, so NUL is refused before any write.
  */
-function assertNoNul(fields: Record<string, string | null | undefined>): void {
-  for (const [argument, value] of Object.entries(fields)) {
-    if (typeof value === 'string' && value.includes('\u0000')) {
-      throw new InvalidArgumentError({
-        argument,
-        reason: 'must not contain NUL characters (PostgreSQL text)',
-      });
-    }
+function assertNoNul(argument: string, value: string | null | undefined): void {
+  if (typeof value === 'string' && value.includes('\u0000')) {
+    throw new InvalidArgumentError({ argument, reason: 'must not contain NUL characters (PostgreSQL text)' });
   }
 }
 
@@ -173,12 +165,13 @@ export function postgresStore(
       const { expectedSeq, lease } = input;
       const init = input.session?.init;
       const state = input.session?.state;
-      assertNoNul({
-        'lease.holder': lease?.holder,
-        'session.init.agentName': init?.agentName,
-        'session.init.ownerId': init?.ownerId,
-        'session.init.tenantId': init?.tenantId,
-      });
+      assertNoNul('lease.holder', lease?.holder);
+      // init is used (and stored) only by a first append.
+      if (init && expectedSeq === 0) {
+        assertNoNul('session.init.agentName', init.agentName);
+        assertNoNul('session.init.ownerId', init.ownerId);
+        assertNoNul('session.init.tenantId', init.tenantId);
+      }
       // Everything is serialised before the query, so a bad value fails before any I/O.
       const values: unknown[] = [
         sessionId,
@@ -207,19 +200,20 @@ export function postgresStore(
       // Refused: nothing was written. Explain it from the row the statement saw.
       const leaseLost = () =>
         new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
-      if (!row.found) {
+      if (row.seen === null) {
         if (expectedSeq !== 0) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: 0 });
         if (lease !== null) throw leaseLost();
         // Another writer created the session after this statement's snapshot.
         throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
       }
-      const actualSeq = Number(row.current_seq);
-      if (actualSeq !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq });
-      if (
-        !appendLeaseMatches(leaseOf(row.lease_holder, row.lease_epoch ?? 0, row.lease_expires_at), lease, now)
-      ) {
-        throw leaseLost();
-      }
+      const [head, holder, epoch, expiresAt] = JSON.parse(row.seen) as [
+        number,
+        string | null,
+        number,
+        string | null,
+      ];
+      if (head !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: head });
+      if (!appendLeaseMatches(leaseOf(holder, epoch, expiresAt), lease, now)) throw leaseLost();
       // The snapshot allowed it, but a concurrent writer changed the row first.
       throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
     },
@@ -234,12 +228,10 @@ export function postgresStore(
       if (typeof init !== 'object' || init === null) {
         throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
       }
-      assertNoNul({
-        holder,
-        'init.agentName': init.agentName,
-        'init.ownerId': init.ownerId,
-        'init.tenantId': init.tenantId,
-      });
+      assertNoNul('holder', holder);
+      assertNoNul('init.agentName', init.agentName);
+      assertNoNul('init.ownerId', init.ownerId);
+      assertNoNul('init.tenantId', init.tenantId);
       const wanted = { ...init, ownerId: init.ownerId ?? null, tenantId: init.tenantId ?? null };
       const stateJson = JSON.stringify(init.state ?? null);
       for (let attempt = 1; ; attempt++) {

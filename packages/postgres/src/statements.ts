@@ -44,8 +44,9 @@ export function buildStatements(n: TableNames): Statements {
    * ON CONFLICT DO NOTHING yield none. Messages are inserted only from a granted row, so a
    * failed guard writes nothing, and PRIMARY KEY (session_id, seq) backs the guard up.
    * `json_array_elements` on `json` (not jsonb) yields each element's text verbatim.
-   * When nothing was granted, the last SELECT returns the session as this statement saw it,
-   * so the error (seq conflict with actualSeq, or lease lost) needs no second round trip.
+   * When nothing was granted, the last SELECT returns the session's head and lease as this
+   * statement saw them (`seen`: [head, holder, epoch, expiresAt]), so the error (seq conflict
+   * with actualSeq, or lease lost) needs no second round trip.
    */
   const advanced = `advanced AS (
   UPDATE ${n.sessions} AS s SET
@@ -59,19 +60,20 @@ export function buildStatements(n: TableNames): Statements {
              ELSE s.lease_holder = $3::text AND s.lease_epoch = $4::bigint END
   RETURNING s.head_seq
 )`;
-  const rest = `inserted AS (
+  // `source` is the CTE holding the granted head (none when the guard failed).
+  const rest = (source: string) => `inserted AS (
   INSERT INTO ${n.messages} (session_id, seq, body)
   SELECT $1::text, $2::bigint + m.ord, m.body::text
-  FROM granted, json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)
+  FROM ${source}, json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)
 )
-SELECT g.head_seq, c.found, c.head_seq AS current_seq, c.lease_holder, c.lease_epoch, c.lease_expires_at
+SELECT g.head_seq, c.seen
 FROM (SELECT 1) AS one
-LEFT JOIN granted AS g ON true
+LEFT JOIN ${source} AS g ON true
 LEFT JOIN LATERAL (
-  SELECT true AS found, head_seq, lease_holder, lease_epoch, lease_expires_at FROM ${n.sessions}
-  WHERE g.head_seq IS NULL AND id = $1::text
+  SELECT json_build_array(head_seq, lease_holder, lease_epoch, lease_expires_at)::text AS seen
+  FROM ${n.sessions} WHERE g.head_seq IS NULL AND id = $1::text
 ) AS c ON true`;
-  const append = `WITH ${advanced}, granted AS (SELECT head_seq FROM advanced), ${rest}`;
+  const append = `WITH ${advanced}, ${rest('advanced')}`;
   const appendFirst = `WITH created AS (
   INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
   SELECT $1::text, $10::text, $11::text, $12::text, COALESCE($6::text, $13::text), $9::bigint, 0, $5::text, $5::text
@@ -80,7 +82,7 @@ LEFT JOIN LATERAL (
   RETURNING s.head_seq
 ), ${advanced}, granted AS (
   SELECT head_seq FROM created UNION ALL SELECT head_seq FROM advanced
-), ${rest}`;
+), ${rest('granted')}`;
 
   // load: the session row (seq 0) and its messages after $2, from one snapshot.
   const load = `SELECT 0::bigint AS seq, s.state AS body, s.agent_name, s.owner_id, s.tenant_id, s.head_seq,
