@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { MessageRecord, NewMessage } from '@agentstore/core';
 import BetterSqlite3 from 'better-sqlite3';
 import { type SynchronousMode, sqliteStore } from '../src/index.ts';
-import { rawFloor } from '../test/capabilities.ts';
+import { rawFloor } from '../src/testing/capabilities.ts';
 
 const iterations = Number(process.argv[2] ?? 2000);
 const content = 'x'.repeat(300);

@@ -9,7 +9,7 @@ import {
 } from '@agentstore/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SqliteStore, sqliteStore } from '../src/index.ts';
-import { sqliteCapabilities } from './capabilities.ts';
+import { sqliteCapabilities } from '../src/testing/capabilities.ts';
 import { init, messages, tempDatabaseDir } from './helpers.ts';
 
 const dir = tempDatabaseDir();

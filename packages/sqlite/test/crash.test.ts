@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../src/index.ts';
-import { sqliteCapabilities } from './capabilities.ts';
+import { sqliteCapabilities } from '../src/testing/capabilities.ts';
 import { runFixture } from './fixtures/spawn-fixture.ts';
 import { messages, tempDatabaseDir } from './helpers.ts';
 

@@ -22,6 +22,7 @@ export function durableMemoryStore(options: MemoryStoreOptions = {}): AgentStore
 }
 export type {
   ConformanceTarget,
+  OpenTestTarget,
   RawAppendFloor,
   RawMessageRow,
   RawReader,

@@ -72,3 +72,14 @@ export interface ConformanceTarget {
   /** Perf gate: fail only beyond this ratio to the raw floor (default 3, generous so noise cannot flake it). */
   maxFloorRatio?: number;
 }
+
+/**
+ * A target on a live backend that the caller must close: what an adapter's `./testing` entry
+ * returns, so the conformance kit, the bench and the torture runner can open any store the same way.
+ */
+export interface OpenTestTarget extends ConformanceTarget {
+  /** What the target runs on (driver and server versions), for reports. */
+  describe(): Promise<string>;
+  /** Releases the connections the target opened (not the server). */
+  close(): Promise<void>;
+}

@@ -1,11 +1,11 @@
-import type { RawAppendFloor, RawReader, StoreCapabilities } from '@agentstore/conformance';
 import type { MessageRecord } from '@agentstore/core';
+import type { RawAppendFloor, RawReader, StoreCapabilities } from '@agentstore/core/testing';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { migrate, tableNames } from '../src/schema.ts';
+import { migrate, tableNames } from '../schema.ts';
 
 /**
  * The kit's capabilities for SQLite, written with plain SQL on raw better-sqlite3 so that a
- * bad write by the adapter cannot hide behind a matching bad read. Test code, not published API.
+ * bad write by the adapter cannot hide behind a matching bad read. Published as `@agentstore/sqlite/testing` for the kit, the bench and the torture runner.
  */
 
 export interface CapabilityTarget {
@@ -104,7 +104,9 @@ export function rawFloor(target: CapabilityTarget, db: Database): RawAppendFloor
 }
 
 /** All three capabilities plus a `close` for the connection they opened (if any). */
-export function sqliteCapabilities(target: CapabilityTarget): StoreCapabilities & { close: () => void } {
+export function sqliteCapabilities(
+  target: CapabilityTarget,
+): StoreCapabilities & { db: Database; close: () => void } {
   const { db, close } = connect(target);
   // The statements below need the tables; migrate() is idempotent.
   migrate(db, { tablePrefix: target.tablePrefix });
@@ -112,6 +114,7 @@ export function sqliteCapabilities(target: CapabilityTarget): StoreCapabilities 
     raw: rawReader(target, db),
     corrupt: corrupter(target, db),
     floor: rawFloor(target, db),
+    db,
     close,
   };
 }
