@@ -8,7 +8,7 @@ import type { MessageRecord, NewMessage } from '@agentstore/core';
 import { Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { APPEND_LUA } from '../src/scripts.ts';
-import { redisCapabilities, redisKeys } from '../test/capabilities.ts';
+import { redisCapabilities, redisKeys } from '../src/testing/capabilities.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
 const WARMUP = 200;

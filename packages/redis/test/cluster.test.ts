@@ -4,7 +4,7 @@ import { LeaseLostError, SeqConflictError, SessionBusyError } from '@agentstore/
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';
-import { redisKeys } from './capabilities.ts';
+import { redisKeys } from '../src/testing/capabilities.ts';
 import { init, msg, uniquePrefix } from './helpers.ts';
 
 let cluster: LaunchedServer<RedisClusterInfo>;

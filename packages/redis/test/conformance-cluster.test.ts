@@ -7,7 +7,7 @@ import {
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { redisStore } from '../src/index.ts';
-import { redisCapabilities } from './capabilities.ts';
+import { redisCapabilities } from '../src/testing/capabilities.ts';
 import { uniquePrefix } from './helpers.ts';
 
 // The whole kit again on a 3-master Redis Cluster: sessions spread over slots and nodes, the

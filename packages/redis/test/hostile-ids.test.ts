@@ -2,7 +2,7 @@ import { type LaunchedRedis, launchRedis } from '@agentstore/conformance/launche
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore, sessionTag } from '../src/index.ts';
-import { redisKeys } from './capabilities.ts';
+import { redisKeys } from '../src/testing/capabilities.ts';
 import { init, msg, uniquePrefix } from './helpers.ts';
 
 const HOSTILE_IDS = [

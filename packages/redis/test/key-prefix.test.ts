@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '@agentstore/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore } from '../src/index.ts';
-import { redisKeys } from './capabilities.ts';
+import { redisKeys } from '../src/testing/capabilities.ts';
 import { init, msg, uniquePrefix } from './helpers.ts';
 
 let server: LaunchedRedis;

@@ -3,7 +3,7 @@ import { SeqConflictError } from '@agentstore/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';
-import { redisCapabilities } from './capabilities.ts';
+import { redisCapabilities } from '../src/testing/capabilities.ts';
 import { type DropProxy, startDropProxy } from './drop-proxy.ts';
 import { init, msg, uniquePrefix } from './helpers.ts';
 

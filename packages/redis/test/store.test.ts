@@ -11,7 +11,7 @@ import {
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';
-import { redisCapabilities, redisKeys } from './capabilities.ts';
+import { redisCapabilities, redisKeys } from '../src/testing/capabilities.ts';
 import { init, msg, uniquePrefix } from './helpers.ts';
 
 let server: LaunchedRedis;

@@ -1,0 +1,33 @@
+import type { OpenTestTarget } from '@agentstore/core/testing';
+import { Redis } from 'ioredis';
+import { redisStore } from '../redis-store.ts';
+import { redisCapabilities } from './capabilities.ts';
+
+export { FLOOR_LUA, redisCapabilities, redisKeys } from './capabilities.ts';
+
+/**
+ * The Redis store under test on the server at `url`, under its own key prefix, with capabilities
+ * written against raw ioredis commands on a shared client the stores never close.
+ */
+export async function redisTestTarget(options: {
+  url: string;
+  keyPrefix?: string;
+  name?: string;
+}): Promise<OpenTestTarget> {
+  const keyPrefix = options.keyPrefix ?? `agentstore-test-${crypto.randomUUID().slice(0, 8)}:`;
+  const client = new Redis(options.url, { lazyConnect: false });
+  return {
+    name: options.name ?? 'redis',
+    createStore: () => redisStore({ client }, { keyPrefix, onWarning: () => {} }),
+    capabilities: redisCapabilities(client, keyPrefix),
+    async describe() {
+      const info = String(await client.info('server'));
+      const version = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+      const [, aof] = (await client.config('GET', 'appendfsync').catch(() => [])) as string[];
+      return `Redis ${version} (ioredis), appendfsync ${aof ?? 'unknown'}`;
+    },
+    async close() {
+      await client.quit();
+    },
+  };
+}
