@@ -10,7 +10,7 @@ import type { MessageRecord, NewMessage } from '@agentstore/core';
 import { DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { appendToken, buildAppendTransaction } from '../src/append-transaction.ts';
 import { createTable, dynamodbStore } from '../src/index.ts';
-import { dynamodbCapabilities } from '../test/support/capabilities.ts';
+import { dynamodbCapabilities } from '../src/testing/capabilities.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 1000);
 const WARMUP = 100;

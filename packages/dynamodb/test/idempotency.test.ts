@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { appendToken, buildAppendTransaction } from '../src/append-transaction.ts';
 import type { StoreContext } from '../src/context.ts';
 import { dynamodbStore } from '../src/index.ts';
-import { dynamodbCapabilities } from './support/capabilities.ts';
+import { dynamodbCapabilities } from '../src/testing/capabilities.ts';
 import { freshTable, message, sessionId, testClient, withSeq } from './support/dynamodb.ts';
 
 const client = testClient();

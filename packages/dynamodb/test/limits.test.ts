@@ -7,7 +7,7 @@ import {
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DYNAMODB_LIMITS, dynamodbStore } from '../src/index.ts';
-import { rawItems, rawMessageSk } from './support/capabilities.ts';
+import { rawItems, rawMessageSk } from '../src/testing/capabilities.ts';
 import { freshTable, message, messageOfBytes, sessionId, testClient, withSeq } from './support/dynamodb.ts';
 
 const client = testClient();

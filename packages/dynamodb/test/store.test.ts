@@ -9,7 +9,7 @@ import {
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamodbStore } from '../src/index.ts';
-import { dynamodbCapabilities, rawItems } from './support/capabilities.ts';
+import { dynamodbCapabilities, rawItems } from '../src/testing/capabilities.ts';
 import { freshTable, init, message, sessionId, testClient, withSeq } from './support/dynamodb.ts';
 
 const client = testClient();

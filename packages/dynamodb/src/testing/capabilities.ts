@@ -1,5 +1,5 @@
-import type { RawMessageRow, RawSessionRow, StoreCapabilities } from '@agentstore/conformance';
 import type { MessageRecord } from '@agentstore/core';
+import type { RawMessageRow, RawSessionRow, StoreCapabilities } from '@agentstore/core/testing';
 import {
   type AttributeValue,
   type DynamoDBClient,
