@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Workspace packages resolve to their TypeScript sources through this export condition,
 // so tests never wait on a build and always see the code under edit.
-const conditions = ['@agentstore/source', 'module', 'node', 'import', 'default'];
+// Only Node's own conditions besides ours: `module`/`import` would hand CommonJS packages (pg →
+// pg-pool) or the AWS SDK their bundler builds, which Node cannot load.
+const conditions = ['@agentstore/source', 'node', 'default'];
 
 export const sharedConfig = defineConfig({
   resolve: { conditions },

@@ -41,7 +41,8 @@ export function keepLeaseAlive(options: {
     },
     Math.max(1, Math.floor(ttlMs / 3)),
   );
-  timer.unref?.();
+  // Node timers can be unref'd so a forgotten run never holds the process open; Workers' cannot.
+  (timer as { unref?: () => void }).unref?.();
   return {
     stop() {
       stopped = true;

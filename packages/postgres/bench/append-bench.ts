@@ -9,7 +9,7 @@ import { defineAgent, type MessageRecord, type NewMessage, run, tool } from '@ag
 import { durableMemoryStore, type ScriptStep, scriptedLlm } from '@agentstore/core/testing';
 import pg from 'pg';
 import { postgresStore } from '../src/index.ts';
-import { postgresCapabilities } from '../test/capabilities.ts';
+import { postgresCapabilities } from '../src/testing/capabilities.ts';
 
 const APPEND_SAMPLES = Number(process.env.BENCH_APPEND_SAMPLES ?? 2000);
 const LOOP_SAMPLES = Number(process.env.BENCH_LOOP_SAMPLES ?? 100);

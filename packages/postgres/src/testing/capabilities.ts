@@ -1,6 +1,6 @@
-import type { StoreCapabilities } from '@agentstore/conformance';
+import type { StoreCapabilities } from '@agentstore/core/testing';
 import type { Pool } from 'pg';
-import { tableNames } from '../src/schema.ts';
+import { tableNames } from '../schema.ts';
 
 /**
  * What the conformance kit and the bench need beyond the store: a raw reader (plain SQL), a
