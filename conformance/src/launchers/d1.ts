@@ -1,4 +1,4 @@
-import type { Miniflare, MiniflareOptions } from 'miniflare';
+import type { Miniflare } from 'miniflare';
 import type { LaunchedServer } from './process-tools.ts';
 
 /** The D1 binding miniflare hands out (its own workers-types `D1Database`). */

@@ -30,7 +30,9 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -42,7 +44,10 @@ export function tempDir(prefix: string): string {
 /** Absolute path of a binary on PATH (or in the extra dirs), else null. */
 export function findBinary(name: string, extraDirs: string[] = []): string | null {
   const path = [...extraDirs, ...(process.env.PATH ?? '').split(':')].join(':');
-  const found = spawnSync('sh', ['-c', `command -v ${name}`], { env: { ...process.env, PATH: path }, encoding: 'utf8' });
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], {
+    env: { ...process.env, PATH: path },
+    encoding: 'utf8',
+  });
   const out = (found.stdout ?? '').trim();
   return found.status === 0 && out ? out : null;
 }
@@ -50,7 +55,11 @@ export function findBinary(name: string, extraDirs: string[] = []): string | nul
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` until it resolves, or throws the last error after `timeoutMs`. */
-export async function waitUntil(probe: () => Promise<unknown>, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(
+  probe: () => Promise<unknown>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
