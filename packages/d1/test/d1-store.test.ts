@@ -19,7 +19,7 @@ import {
   SchemaVersionError,
   schemaStatements,
 } from '../src/index.ts';
-import { d1Corrupt, d1RawReader } from './d1-capabilities.ts';
+import { d1Corrupt, d1RawReader } from '../src/testing/capabilities.ts';
 import { launchTestD1, message, uniqueId } from './launch.ts';
 
 let server: Awaited<ReturnType<typeof launchTestD1>>;

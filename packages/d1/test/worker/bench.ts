@@ -1,6 +1,6 @@
 import type { NewMessage } from '@agentstore/core';
 import type { D1AgentStore, D1DatabaseLike } from '../../src/index.ts';
-import { d1Floor } from '../d1-capabilities.ts';
+import { d1Floor } from '../../src/testing/capabilities.ts';
 
 export interface BenchOptions {
   rounds: number;

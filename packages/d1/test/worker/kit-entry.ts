@@ -1,6 +1,6 @@
 import { applicableChecks, type ConformanceTarget, conformanceSpecs } from '@agentstore/conformance';
 import { type D1DatabaseLike, d1Store } from '../../src/index.ts';
-import { d1Corrupt, d1Floor, d1RawReader } from '../d1-capabilities.ts';
+import { d1Corrupt, d1Floor, d1RawReader } from '../../src/testing/capabilities.ts';
 
 /**
  * Runs one of the conformance kit's checks INSIDE workerd, against the D1 binding, with the

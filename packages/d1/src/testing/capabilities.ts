@@ -1,6 +1,6 @@
-import type { RawAppendFloor, RawMessageRow, RawReader, RawSessionRow } from '@agentstore/conformance';
 import type { MessageRecord } from '@agentstore/core';
-import type { D1DatabaseLike, D1StatementLike, TableNames } from '../src/index.ts';
+import type { RawAppendFloor, RawMessageRow, RawReader, RawSessionRow } from '@agentstore/core/testing';
+import type { D1DatabaseLike, D1StatementLike, TableNames } from '../index.ts';
 
 /**
  * The conformance kit's capabilities for D1, written with plain SQL through the binding so they

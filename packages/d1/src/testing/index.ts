@@ -1,0 +1,36 @@
+import type { OpenTestTarget } from '@agentstore/core/testing';
+import type { D1DatabaseLike } from '../d1-binding.ts';
+import { d1Store } from '../d1-store.ts';
+import { d1Corrupt, d1Floor, d1RawReader } from './capabilities.ts';
+
+export { d1Corrupt, d1Floor, d1RawReader } from './capabilities.ts';
+
+/**
+ * The D1 store under test on `binding` (a real D1 database: miniflare's, or one inside a Worker),
+ * with capabilities written as plain SQL through the same binding. Runs in Workers too.
+ */
+export async function d1TestTarget(options: {
+  binding: D1DatabaseLike;
+  tablePrefix?: string;
+  name?: string;
+}): Promise<OpenTestTarget> {
+  const storeOptions = options.tablePrefix !== undefined ? { tablePrefix: options.tablePrefix } : {};
+  const store = d1Store({ binding: options.binding }, storeOptions);
+  await store.migrate();
+  return {
+    name: options.name ?? 'd1',
+    createStore: () => d1Store({ binding: options.binding }, storeOptions),
+    capabilities: {
+      raw: d1RawReader(options.binding, store.tables),
+      corrupt: d1Corrupt(options.binding, store.tables),
+      floor: d1Floor(options.binding, store.tables),
+    },
+    async describe() {
+      const { results } = await options.binding.prepare('SELECT sqlite_version() AS v').all<{ v: string }>();
+      return `D1 (SQLite ${results[0]?.v ?? 'unknown'})`;
+    },
+    async close() {
+      await store.close();
+    },
+  };
+}
