@@ -80,6 +80,11 @@ export interface ConformanceTarget {
 export interface OpenTestTarget extends ConformanceTarget {
   /** What the target runs on (driver and server versions), for reports. */
   describe(): Promise<string>;
+  /**
+   * The options that open this same target — same database, schema, prefix or table — from
+   * another process, passed to the same `…TestTarget` factory (JSON-serialisable).
+   */
+  readonly reopen: Record<string, string | boolean>;
   /** Releases the connections the target opened (not the server). */
   close(): Promise<void>;
 }

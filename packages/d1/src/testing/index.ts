@@ -19,6 +19,8 @@ export async function d1TestTarget(options: {
   await store.migrate();
   return {
     name: options.name ?? 'd1',
+    // A binding cannot cross processes; another process opens the same persisted database itself.
+    reopen: options.tablePrefix !== undefined ? { tablePrefix: options.tablePrefix } : {},
     createStore: () => d1Store({ binding: options.binding }, storeOptions),
     capabilities: {
       raw: d1RawReader(options.binding, store.tables),

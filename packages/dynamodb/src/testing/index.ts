@@ -7,11 +7,14 @@ import { dynamodbCapabilities } from './capabilities.ts';
 export { dynamodbCapabilities, rawItems, rawMessageSk } from './capabilities.ts';
 
 /**
- * The DynamoDB store under test on a fresh table (dropped on close) at `endpoint` — DynamoDB
- * Local here — with capabilities written against the raw client and the documented layout.
+ * The DynamoDB store under test on a fresh table at `endpoint` (DynamoDB Local here; the table is
+ * dropped on close by the target that made it), with capabilities written against the raw
+ * client and the documented layout.
  */
 export async function dynamodbTestTarget(options: {
   endpoint: string;
+  /** Reuse this table (e.g. another process's); default a fresh one. */
+  tableName?: string;
   name?: string;
 }): Promise<OpenTestTarget> {
   const client = new DynamoDBClient({
@@ -19,17 +22,19 @@ export async function dynamodbTestTarget(options: {
     region: 'us-east-1',
     credentials: { accessKeyId: 'agentstore', secretAccessKey: 'agentstore' },
   });
-  const tableName = `agentstore-test-${crypto.randomUUID().slice(0, 8)}`;
-  await createTable(client, tableName);
+  const tableName = options.tableName ?? `agentstore-test-${crypto.randomUUID().slice(0, 8)}`;
+  const ownsTable = options.tableName === undefined;
+  if (ownsTable) await createTable(client, tableName);
   return {
     name: options.name ?? 'dynamodb (DynamoDB Local)',
+    reopen: { endpoint: options.endpoint, tableName },
     createStore: () => dynamodbStore({ client, tableName }),
     capabilities: dynamodbCapabilities(client, tableName),
     async describe() {
       return `DynamoDB at ${options.endpoint} (@aws-sdk/client-dynamodb), table ${tableName}`;
     },
     async close() {
-      await client.send(new DeleteTableCommand({ TableName: tableName }));
+      if (ownsTable) await client.send(new DeleteTableCommand({ TableName: tableName }));
       client.destroy();
     },
   };

@@ -6,20 +6,24 @@ import { postgresCapabilities } from './capabilities.ts';
 export { postgresCapabilities } from './capabilities.ts';
 
 /**
- * The Postgres store under test in a fresh schema (dropped on close) on the server at
+ * The Postgres store under test in a fresh schema (dropped on close by the target that made it) on the server at
  * `connectionString`, with capabilities written as plain SQL through pg on a shared pool.
  */
 export async function postgresTestTarget(options: {
   connectionString: string;
+  /** Reuse this schema (e.g. another process's); default a fresh one. */
+  schema?: string;
   preparedStatements?: boolean;
   name?: string;
 }): Promise<OpenTestTarget> {
-  const schema = `agentstore_test_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const schema = options.schema ?? `agentstore_test_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const ownsSchema = options.schema === undefined;
   const preparedStatements = options.preparedStatements ?? true;
   const pool = new pg.Pool({ connectionString: options.connectionString, max: 10 });
   await postgresStore({ pool }, { schema }).migrate();
   return {
     name: options.name ?? (preparedStatements ? 'postgres' : 'postgres (no prepared statements)'),
+    reopen: { connectionString: options.connectionString, schema, preparedStatements },
     createStore: () => postgresStore({ pool }, { schema, preparedStatements }),
     capabilities: postgresCapabilities(() => pool, schema, { preparedStatements }),
     async describe() {
@@ -27,7 +31,7 @@ export async function postgresTestTarget(options: {
       return `PostgreSQL ${rows[0]?.v ?? 'unknown'} (pg), schema ${schema}`;
     },
     async close() {
-      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      if (ownsSchema) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await pool.end();
     },
   };

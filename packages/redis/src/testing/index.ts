@@ -18,6 +18,7 @@ export async function redisTestTarget(options: {
   const client = new Redis(options.url, { lazyConnect: false });
   return {
     name: options.name ?? 'redis',
+    reopen: { url: options.url, keyPrefix },
     createStore: () => redisStore({ client }, { keyPrefix, onWarning: () => {} }),
     capabilities: redisCapabilities(client, keyPrefix),
     async describe() {

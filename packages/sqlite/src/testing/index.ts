@@ -27,6 +27,11 @@ export async function sqliteTestTarget(
   const label = shared ? ':memory:' : `WAL file, synchronous ${options.synchronous ?? 'FULL'}`;
   return {
     name: options.name ?? `sqlite (${label})`,
+    reopen: {
+      ...('path' in options ? { path: options.path } : { memory: true }),
+      ...(options.tablePrefix !== undefined ? { tablePrefix: options.tablePrefix } : {}),
+      ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
+    },
     durable: shared === null,
     createStore: () => sqliteStore(shared ? { database: shared } : connection, storeOptions),
     capabilities,
