@@ -1,0 +1,11 @@
+export { importAdapterTesting } from './adapter-module.ts';
+export {
+  BACKEND_NAMES,
+  type BackendHandle,
+  type BackendName,
+  isBackendName,
+  type OpenBackend,
+  type OpenBackendOptions,
+  openBackend,
+  reopenBackend,
+} from './registry.ts';
