@@ -13,10 +13,12 @@ export interface DocSnippet {
 
 export function docFiles(repoRoot: string): string[] {
   const dir = join(repoRoot, 'docs');
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    // docs/api is generated from TSDoc by typedoc; its signatures are not example files.
-    .filter((name) => name.endsWith('.md') && !name.startsWith('api/'))
-    .map((name) => join(dir, name));
+  return (
+    readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      // docs/api is generated from TSDoc by typedoc; its signatures are not example files.
+      .filter((name) => name.endsWith('.md') && !name.startsWith('api/'))
+      .map((name) => join(dir, name))
+  );
 }
 
 export function snippetsOf(markdownPath: string): DocSnippet[] {
