@@ -1,13 +1,18 @@
-// A process that starts a refund (which needs approval) or approves it: argv <db> <start|approve>.
-// Refunds are counted in a table of the same SQLite file, standing in for the payment provider.
+// One process of the approval scenario: argv <store handle JSON> <payments db> <start|approve|reject|replay>.
+// Refunds are rows in a separate SQLite file, standing in for the payment provider.
+
+import { reopenBackend } from '@agentstore/conformance/backends';
 import { defineAgent, run, tool } from '@agentstore/core';
-import { scriptedLlm } from '@agentstore/core/testing';
-import { sqliteStore } from '@agentstore/sqlite';
+import { scriptedLlm, unreachableLlm } from '@agentstore/core/testing';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 
-const [db, mode] = process.argv.slice(2) as [string, 'start' | 'approve'];
-const payments = new Database(db);
+const [handle, paymentsPath, mode] = process.argv.slice(2) as [
+  string,
+  string,
+  'start' | 'approve' | 'reject' | 'replay',
+];
+const payments = new Database(paymentsPath);
 payments.exec('CREATE TABLE IF NOT EXISTS refunds (key TEXT PRIMARY KEY, cents INTEGER)');
 const agent = defineAgent({
   name: 'refunds',
@@ -24,21 +29,37 @@ const agent = defineAgent({
     }),
   },
 });
-const store = sqliteStore({ path: db });
+const decisions = {
+  approve: { 'refund-1': { approve: true as const } },
+  reject: { 'refund-1': { approve: false as const, reason: 'over the refund policy' } },
+};
+const target = await reopenBackend(JSON.parse(handle));
+const store = await target.createStore();
 try {
   const result = await run(agent, {
     store,
     sessionId: 'refund-session',
     message: mode === 'start' ? 'Refund order 17' : undefined,
-    approvals: mode === 'approve' ? { 'refund-1': { approve: true } } : undefined,
-    llm: scriptedLlm([
-      { toolCalls: [{ id: 'refund-1', name: 'refund', input: { cents: 9000 } }] },
-      { text: 'Refunded 90.00.' },
-    ]),
+    approvals: mode === 'approve' || mode === 'reject' ? decisions[mode] : undefined,
+    llm:
+      mode === 'replay'
+        ? unreachableLlm()
+        : scriptedLlm([
+            { toolCalls: [{ id: 'refund-1', name: 'refund', input: { cents: 9000 } }] },
+            (messages) => ({ text: `Outcome: ${messages.at(-1)?.content}` }),
+          ]),
   });
   const refunds = (payments.prepare('SELECT count(*) AS n FROM refunds').get() as { n: number }).n;
-  process.stdout.write(JSON.stringify({ status: result.status, pending: result.pendingApprovals, refunds }));
+  process.stdout.write(
+    JSON.stringify({
+      status: result.status,
+      pending: result.pendingApprovals,
+      refunds,
+      response: result.response,
+    }),
+  );
 } finally {
   await store.close();
+  await target.close();
   payments.close();
 }
