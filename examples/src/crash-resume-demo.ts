@@ -53,7 +53,7 @@ console.log(`  Slack posts sent: ${posts.length} (${posts.map((p) => p.channel).
 const status = final ? foldSession(final.messages).status : 'missing';
 console.log(`  session status: ${status}`);
 console.log(
-  `  inspect it yourself: pnpm exec agentstore inspect <module exporting sqliteStore({ path: '${dbPath}' })> ${sessionId}`,
+  `  inspect it yourself: AGENTSTORE_SQLITE_PATH=${dbPath} pnpm --filter @agentstore/examples inspect ${sessionId}`,
 );
 if (ended !== 'SIGKILL' || posts.length !== 1 || status !== 'complete') {
   console.error('\nDEMO FAILED: expected one SIGKILL, exactly one Slack post and a complete session');

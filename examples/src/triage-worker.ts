@@ -1,8 +1,10 @@
 // One process of the demo: runs (or resumes) the triage session on the SQLite file.
 // argv: <db path> <slack ledger path> <session id> <crash|resume>
-import { run } from '@agentstore/core';
+import { fromAiSdk } from '@agentstore/ai-sdk';
+import { type LlmAdapter, run } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
 import { sqliteStore } from '@agentstore/sqlite';
+import { createOpenAI } from '@ai-sdk/openai';
 import { fakeSlack, triageAgent, triageScript } from './triage-agent.ts';
 
 const [dbPath, ledgerPath, sessionId, mode] = process.argv.slice(2);
@@ -16,11 +18,15 @@ const agent = triageAgent(fakeSlack(ledgerPath), {
   // The real thing: the OS kills this process between write #1 and write #2.
   afterPost: mode === 'crash' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
 });
+// A real model when a key is configured (any AI SDK provider works the same way); else the script.
+const llm: LlmAdapter = process.env.OPENAI_API_KEY
+  ? fromAiSdk(createOpenAI()(process.env.AGENTSTORE_DEMO_MODEL ?? 'gpt-4o-mini'))
+  : scriptedLlm(triageScript);
 const result = await run(agent, {
   store,
   sessionId,
   message: mode === 'crash' ? 'Checkout is down for Acme' : undefined,
-  llm: scriptedLlm(triageScript),
+  llm,
   leaseTtlMs: 1_000,
   leaseWaitMs: 5_000,
 });
