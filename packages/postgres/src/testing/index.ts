@@ -20,6 +20,7 @@ export async function postgresTestTarget(options: {
   const ownsSchema = options.schema === undefined;
   const preparedStatements = options.preparedStatements ?? true;
   const pool = new pg.Pool({ connectionString: options.connectionString, max: 10 });
+  pool.on('error', () => {}); // an idle client dropped by a server restart must not crash the process
   await postgresStore({ pool }, { schema }).migrate();
   return {
     name: options.name ?? (preparedStatements ? 'postgres' : 'postgres (no prepared statements)'),
