@@ -1,4 +1,4 @@
-import { ApprovalRequiredError, InvalidApprovalError } from './errors.ts';
+import { ApprovalRequiredError, InvalidApprovalError, InvalidArgumentError } from './errors.ts';
 import type { NewMessage, ToolCall } from './records.ts';
 import { APPROVAL_DECIDED, APPROVAL_REQUESTED, type FoldedSession } from './session-fold.ts';
 import { type CallScope, resultMessage } from './tool-results.ts';
@@ -32,24 +32,38 @@ export function approvalRequestMessage(scope: CallScope, calls: ToolCall[]): New
 }
 
 /**
- * Checks the caller's decisions against what the session waits for. Every waiting call needs a
- * decision; a decision for a call already decided or not waiting is refused. Nothing is written.
+ * Checks the caller's decisions against what the session waits for, and returns the ones to
+ * record. Every waiting call needs a decision. Repeating a decision already recorded (a retried
+ * request after a crash) is accepted and changes nothing; a different decision for a decided
+ * call, or a decision for a call that awaits none, is refused. Nothing is written here.
  */
 export function checkDecisions(
   sessionId: string,
   folded: FoldedSession,
   decisions: Record<string, ApprovalDecision>,
-): void {
+): Record<string, ApprovalDecision> {
   const waiting = new Set(folded.awaitingApproval.map((c) => c.id));
-  const decided = new Set(folded.toolCalls.filter((t) => t.result).map((t) => t.call.id));
-  for (const d of folded.decisions) decided.add(d.toolCallId);
-  for (const toolCallId of Object.keys(decisions)) {
-    if (waiting.has(toolCallId)) continue;
-    const reason = decided.has(toolCallId) ? 'already-decided' : 'unknown-call';
+  const recorded = new Map(folded.decisions.map((d) => [d.toolCallId, d.approve]));
+  const answered = new Set(folded.toolCalls.filter((t) => t.result).map((t) => t.call.id));
+  const fresh: Record<string, ApprovalDecision> = {};
+  for (const [toolCallId, decision] of Object.entries(decisions)) {
+    if (typeof decision?.approve !== 'boolean') {
+      throw new InvalidArgumentError({
+        argument: `approvals[${JSON.stringify(toolCallId)}].approve`,
+        reason: 'must be a boolean',
+      });
+    }
+    if (waiting.has(toolCallId)) {
+      fresh[toolCallId] = decision;
+      continue;
+    }
+    if (recorded.get(toolCallId) === decision.approve) continue; // the same decision again: a retry
+    const reason = recorded.has(toolCallId) || answered.has(toolCallId) ? 'already-decided' : 'unknown-call';
     throw new InvalidApprovalError({ sessionId, toolCallId, reason });
   }
-  const missing = [...waiting].filter((id) => !(id in decisions));
+  const missing = [...waiting].filter((id) => !Object.hasOwn(fresh, id));
   if (missing.length) throw new ApprovalRequiredError({ sessionId, toolCallIds: missing });
+  return fresh;
 }
 
 /**

@@ -31,10 +31,14 @@ export class LeaseLostError extends AgentStoreError {
   readonly sessionId: string;
   readonly holder: string | null;
   readonly epoch: number | null;
-  constructor(facts: { sessionId: string; holder: string | null; epoch: number | null }) {
+  constructor(
+    facts: { sessionId: string; holder: string | null; epoch: number | null },
+    options?: { cause?: unknown },
+  ) {
     super(
       `Session ${JSON.stringify(facts.sessionId)}: lease ${facts.holder ?? '(none)'}@${facts.epoch ?? '-'} ` +
         'is no longer held; nothing was written',
+      options,
     );
     this.sessionId = facts.sessionId;
     this.holder = facts.holder;

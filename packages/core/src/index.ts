@@ -60,6 +60,7 @@ export {
   utf8ByteLength,
   utf8ByteLengthPortable,
   validateAppendInput,
+  validateLoadOptions,
   validateSessionId,
   validateTtlMs,
 } from './validation.ts';

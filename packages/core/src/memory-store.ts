@@ -9,7 +9,7 @@ import {
 import { appendLeaseMatches, canAcquireLease, expiryIso, ownerMatches, retryAfterMs } from './lease-rules.ts';
 import type { MessageRecord, SessionRecord } from './records.ts';
 import type { AgentStore, StoreLimits } from './store.ts';
-import { validateAppendInput, validateSessionId, validateTtlMs } from './validation.ts';
+import { validateAppendInput, validateLoadOptions, validateSessionId, validateTtlMs } from './validation.ts';
 
 interface StoredSession {
   session: SessionRecord;
@@ -52,6 +52,7 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
     async load(sessionId, options = {}) {
       assertOpen();
       validateSessionId(sessionId);
+      validateLoadOptions(options);
       const stored = sessions.get(sessionId);
       if (!stored) return null;
       const afterSeq = options.afterSeq ?? 0;
@@ -78,14 +79,17 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
         });
       }
       const iso = new Date(now).toISOString();
+      // Everything that can fail (encoding, cloning) happens before any state changes: all or nothing.
       const encoded = input.messages.map((m, i) => JSON.stringify({ ...m, seq: headSeq + i + 1 }));
+      const state = input.session?.state === undefined ? undefined : clone(input.session.state);
+      const init = clone(input.session?.init);
       const target: StoredSession = stored ?? {
         session: {
           id: sessionId,
-          agentName: input.session?.init?.agentName ?? '',
-          ownerId: input.session?.init?.ownerId ?? null,
-          tenantId: input.session?.init?.tenantId ?? null,
-          state: input.session?.init?.state ?? null,
+          agentName: init?.agentName ?? '',
+          ownerId: init?.ownerId ?? null,
+          tenantId: init?.tenantId ?? null,
+          state: init?.state ?? null,
           headSeq: 0,
           lease: null,
           createdAt: iso,
@@ -97,7 +101,7 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       target.messages.push(...encoded);
       target.session.headSeq = headSeq + encoded.length;
       target.session.updatedAt = iso;
-      if (input.session?.state !== undefined) target.session.state = clone(input.session.state);
+      if (state !== undefined) target.session.state = state;
       if (input.releaseLease) target.session.lease = null;
       sessions.set(sessionId, target);
       return { headSeq: target.session.headSeq };

@@ -20,6 +20,7 @@ import { foldSession, INTERNAL_KINDS } from './session-fold.ts';
 import { durableLedger, type MessageLedger, resultCommitter, statelessLedger } from './session-writer.ts';
 import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
 import type { AnyTool } from './tool.ts';
+import { assignToolCallIds } from './tool-call-ids.ts';
 import { type CallScope, needsApproval, settleToolCall } from './tool-results.ts';
 import { validateSessionId } from './validation.ts';
 
@@ -64,6 +65,8 @@ export interface RunResult {
   usage: Usage;
   /** The calls waiting for a human when `status` is `awaiting-approval`; otherwise empty. */
   pendingApprovals: PendingApproval[];
+  /** Set when everything committed but releasing the lease failed (it then expires after its TTL). */
+  leaseReleaseError?: unknown;
 }
 
 const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -123,10 +126,10 @@ async function settleAndCommit(
 async function settleOpenCalls(conversation: Conversation, decisions: Record<string, ApprovalDecision>) {
   const { scope, ledger, messages } = conversation;
   const folded = foldSession(messages);
-  if (scope.sessionId !== null) checkDecisions(scope.sessionId, folded, decisions);
+  const fresh = scope.sessionId !== null ? checkDecisions(scope.sessionId, folded, decisions) : {};
   if (folded.awaitingApproval.length) {
-    messages.push(...(await ledger.commit(decisionMessages(scope, folded.awaitingApproval, decisions))));
-    const approved = folded.awaitingApproval.filter((call) => decisions[call.id]?.approve);
+    messages.push(...(await ledger.commit(decisionMessages(scope, folded.awaitingApproval, fresh))));
+    const approved = folded.awaitingApproval.filter((call) => fresh[call.id]?.approve === true);
     if (approved.length) await settleAndCommit(conversation, approved, false);
   }
   if (folded.interruptedCalls.length) await settleAndCommit(conversation, folded.interruptedCalls, true);
@@ -185,14 +188,9 @@ async function loop(
     });
     usage.inputTokens += response.usage?.inputTokens ?? 0;
     usage.outputTokens += response.usage?.outputTokens ?? 0;
-    const assistantSeq = ledger.headSeq + pending.length + 1;
-    // Calls without provider ids get ids fixed by their position, before anything is stored.
-    const calls: ToolCall[] = response.toolCalls.map((call, i) => ({
-      id: call.id ?? `call_${assistantSeq}_${i}`,
-      name: call.name,
-      input: call.input,
-    }));
-    const assistant = newMessage(scope.newId(), {
+    const assistantId = scope.newId();
+    const calls = assignToolCallIds(response.toolCalls, assistantId, messages);
+    const assistant = newMessage(assistantId, {
       role: 'assistant',
       content: response.text,
       ...(calls.length ? { toolCalls: calls } : {}),
@@ -204,6 +202,12 @@ async function loop(
     }
     const waiting: ToolCall[] = [];
     for (const call of calls) if (await needsApproval(scope, call)) waiting.push(call);
+    if (waiting.length && scope.sessionId === null) {
+      throw new InvalidArgumentError({
+        argument: 'sessionId',
+        reason: `tool ${waiting[0]!.name} needs approval, which only a durable session (store + sessionId) can wait for`,
+      });
+    }
     const request = waiting.length ? [approvalRequestMessage(scope, waiting)] : [];
     messages.push(...(await ledger.commit([...pending, assistant, ...request]))); // write #1
     const runNow = calls.filter((call) => !waiting.includes(call));
@@ -211,6 +215,20 @@ async function loop(
     if (waiting.length) return result('awaiting-approval', response.text, waiting);
   }
   return result('max-iterations', '');
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Acquires the lease, waiting out a busy holder for at most `waitMs`. */
@@ -224,7 +242,7 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
         error instanceof SessionBusyError ? Math.min(error.retryAfterMs, deadline - Date.now()) : -1;
       if (wait <= 0) throw error;
       signal.throwIfAborted();
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await abortableSleep(wait, signal);
     }
   }
 }
@@ -236,6 +254,12 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
 export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
   const { store, sessionId } = options;
   if (sessionId !== undefined) validateSessionId(sessionId);
+  if (sessionId !== undefined && !store) {
+    throw new InvalidArgumentError({
+      argument: 'store',
+      reason: 'is required with a sessionId (a durable run needs a store)',
+    });
+  }
   if (store && sessionId !== undefined && !store.durable) throw new MemoryStoreNotDurableError({ sessionId });
   const outer = options.signal ?? new AbortController().signal;
   const tools = { ...agent.tools, ...options.tools };
@@ -245,7 +269,15 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
 
   if (!store || sessionId === undefined) {
-    const scope: CallScope = { sessionId: null, ownerId, tenantId, signal: outer, tools, newId };
+    const scope: CallScope = {
+      sessionId: null,
+      ownerId,
+      tenantId,
+      signal: outer,
+      tools,
+      newId,
+      maxResultBytes: store?.limits.maxMessageBytes ?? Number.POSITIVE_INFINITY,
+    };
     return loop(agent, options, { ledger: statelessLedger(), messages: [], scope, usage }, outer);
   }
 
@@ -257,8 +289,12 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     state: { usage: { inputTokens: 0, outputTokens: 0 } },
   };
   const holder = newId();
+  let grantedAt = Date.now();
   const { epoch, session } = await acquireWithin(
-    () => store.acquireLease(sessionId, { holder, ttlMs, init }),
+    () => {
+      grantedAt = Date.now();
+      return store.acquireLease(sessionId, { holder, ttlMs, init });
+    },
     options.leaseWaitMs ?? 0,
     outer,
   );
@@ -270,6 +306,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     sessionId,
     lease,
     ttlMs,
+    grantedAt,
     onLost: (error) => leaseLost.abort(error),
   });
   let released = false;
@@ -296,17 +333,32 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
         return base.headSeq;
       },
       async commit(batch, commitOptions) {
-        signal.throwIfAborted();
+        // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
+        leaseLost.signal.throwIfAborted();
         const records = await base.commit(batch, commitOptions);
         if (commitOptions?.releaseLease) released = true;
         return records;
       },
     };
-    const scope: CallScope = { sessionId, ownerId, tenantId, signal, tools, newId };
+    const scope: CallScope = {
+      sessionId,
+      ownerId,
+      tenantId,
+      signal,
+      tools,
+      newId,
+      maxResultBytes: store.limits.maxMessageBytes,
+    };
     const outcome = await loop(agent, options, { ledger, messages, scope, usage }, signal);
     if (!released) {
       released = true;
-      await store.releaseLease(sessionId, lease);
+      // Everything is committed; a failed release only delays the next run until the lease
+      // expires, so the run still succeeds and reports it.
+      const releaseError = await store.releaseLease(sessionId, lease).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      if (releaseError !== null) return { ...outcome, leaseReleaseError: releaseError };
     }
     return outcome;
   } catch (error) {

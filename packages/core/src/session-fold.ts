@@ -23,7 +23,7 @@ export interface FoldedSession {
   interruptedCalls: ToolCall[];
   /** Calls of the last step waiting for a decision. */
   awaitingApproval: ToolCall[];
-  /** Decisions recorded for the last step's calls. */
+  /** Every approval decision recorded in the session. */
   decisions: ApprovalDecisionRecord[];
   headSeq: number;
   /** Every tool call of the session with its result message (null while it has none). */
@@ -50,23 +50,13 @@ export function foldSession(
     (m.toolCalls ?? []).map((call) => ({ call, assistantSeq: m.seq, result: results.get(call.id) ?? null })),
   );
 
-  let index = messages.length - 1;
-  while (index >= 0 && (messages[index]!.role === 'tool' || INTERNAL_KINDS.has(messages[index]!.kind ?? '')))
-    index--;
-  const last = messages[index];
-  const base = { headSeq, toolCalls, interruptedCalls: [], awaitingApproval: [], decisions: [] };
-  if (!last) return { ...base, status: messages.length ? 'awaiting-model' : 'empty', response: null };
-  if (last.role === 'assistant' && !last.toolCalls?.length)
-    return { ...base, status: 'complete', response: last.content };
-  if (last.role !== 'assistant') return { ...base, status: 'awaiting-model', response: null };
-
-  const after = messages.slice(index + 1);
   const requested = new Set<string>();
   const decisions: ApprovalDecisionRecord[] = [];
-  for (const m of after) {
+  for (const m of messages) {
+    if (m.kind !== APPROVAL_REQUESTED && m.kind !== APPROVAL_DECIDED) continue;
     const body = parse(m.content) as { toolCallIds?: string[] } & Partial<ApprovalDecisionRecord>;
     if (m.kind === APPROVAL_REQUESTED) for (const id of body?.toolCallIds ?? []) requested.add(id);
-    if (m.kind === APPROVAL_DECIDED && typeof body?.toolCallId === 'string') {
+    else if (typeof body?.toolCallId === 'string') {
       decisions.push({
         toolCallId: body.toolCallId,
         approve: body.approve === true,
@@ -74,6 +64,17 @@ export function foldSession(
       });
     }
   }
+
+  let index = messages.length - 1;
+  while (index >= 0 && (messages[index]!.role === 'tool' || INTERNAL_KINDS.has(messages[index]!.kind ?? '')))
+    index--;
+  const last = messages[index];
+  const base = { headSeq, toolCalls, interruptedCalls: [], awaitingApproval: [], decisions };
+  if (!last) return { ...base, status: messages.length ? 'awaiting-model' : 'empty', response: null };
+  if (last.role === 'assistant' && !last.toolCalls?.length)
+    return { ...base, status: 'complete', response: last.content };
+  if (last.role !== 'assistant') return { ...base, status: 'awaiting-model', response: null };
+
   const decided = new Set(decisions.map((d) => d.toolCallId));
   const open = last.toolCalls!.filter((call) => !results.has(call.id));
   const awaitingApproval = open.filter((call) => requested.has(call.id) && !decided.has(call.id));
@@ -83,5 +84,5 @@ export function foldSession(
     : interruptedCalls.length
       ? 'interrupted'
       : 'awaiting-model';
-  return { ...base, status, response: null, interruptedCalls, awaitingApproval, decisions };
+  return { ...base, status, response: null, interruptedCalls, awaitingApproval };
 }

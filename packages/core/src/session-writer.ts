@@ -92,9 +92,9 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
             headSeq = expectedSeq + messages.length;
             return withSeqs(messages, expectedSeq);
           }
-          if (retries >= MAX_UNKNOWN_OUTCOME_RETRIES) {
-            throw new AppendOutcomeUnknownError({ sessionId, expectedSeq }, { cause: error });
-          }
+          // Proven not to have landed: the failure itself is the answer once retries run out.
+          if (retries >= MAX_UNKNOWN_OUTCOME_RETRIES) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 25 * (retries + 1)));
         }
       }
     },

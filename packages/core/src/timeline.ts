@@ -15,6 +15,7 @@ const RESULT_LABELS: Record<string, string> = {
   'tool-input-error': 'invalid input',
   'tool-output-error': 'invalid output',
   'tool-approval-rejected': 'rejected',
+  'tool-cancelled': 'cancelled',
 };
 
 function describeResult(result: MessageRecord | null): string {

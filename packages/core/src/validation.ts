@@ -167,3 +167,11 @@ export function validateTtlMs(ttlMs: unknown): asserts ttlMs is number {
     throw new InvalidArgumentError({ argument: 'ttlMs', reason: 'must be a positive integer' });
   }
 }
+
+/** `load` options: `afterSeq` must be a non-negative integer when given. */
+export function validateLoadOptions(options: { afterSeq?: number } | undefined): void {
+  const afterSeq = options?.afterSeq;
+  if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
+    throw new InvalidArgumentError({ argument: 'afterSeq', reason: 'must be a non-negative integer' });
+  }
+}

@@ -85,11 +85,11 @@ describe('the write protocol', () => {
     expect(result.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it('gives tool calls without provider ids deterministic ids before write #1', async () => {
-    const run1 = await runWithoutIds('ids-1');
-    const run2 = await runWithoutIds('ids-2');
-    expect(run1).toEqual(['call_2_0', 'call_2_1']);
-    expect(run2).toEqual(run1);
+  it('gives tool calls without provider ids ids fixed by their assistant message, unique across sessions', async () => {
+    const first = await runWithoutIds('ids-1');
+    const second = await runWithoutIds('ids-2');
+    expect(first.ids).toEqual([`call_${first.assistantId}_0`, `call_${first.assistantId}_1`]);
+    expect(new Set([...first.ids, ...second.ids]).size).toBe(4);
   });
 
   async function runWithoutIds(sessionId: string) {
@@ -118,7 +118,7 @@ describe('the write protocol', () => {
     const assistant = result.messages.find((m) => m.toolCalls)!;
     const resultIds = result.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
     expect(resultIds.sort()).toEqual(assistant.toolCalls!.map((c) => c.id).sort());
-    return assistant.toolCalls!.map((c) => c.id);
+    return { ids: assistant.toolCalls!.map((c) => c.id), assistantId: assistant.id };
   }
 
   it('hands every handler its context: session, call id, idempotency key, attempt, signal, owner, tenant', async () => {
