@@ -1,0 +1,296 @@
+import { randomBytes } from 'node:crypto';
+import { type BackendName, openBackend } from '../backends/index.ts';
+import { startLedger } from './ledger.ts';
+import { finishWorker, type StoreContext, spawnWorker } from './scenario-kit.ts';
+import {
+  crashTrial,
+  faultTrial,
+  fenceTrial,
+  raceTrial,
+  type ScenarioName,
+  type TrialOutcome,
+} from './scenarios.ts';
+
+export interface TortureOptions {
+  stores: BackendName[];
+  /** Crash trials per store. */
+  trials: number;
+  seed: number;
+  /** Racing scenarios: one per racer count, `raceTrials` times each. */
+  racers?: number[];
+  raceTrials?: number;
+  /** SIGSTOP fencing trials per store. */
+  fenceTrials?: number;
+  /** Server crash-restart trials (stores with a restartable server: Postgres, Redis). */
+  faults?: boolean;
+  faultTrials?: number;
+  /** Crash trials run this many at a time (each on its own session). */
+  concurrency?: number;
+  /** Run only this crash trial number (to replay a reported violation). */
+  onlyTrial?: number;
+  /** Where workers resolve the adapters from (default: the current directory). */
+  cwd?: string;
+  onProgress?: (message: string) => void;
+}
+
+export interface Violation {
+  store: string;
+  scenario: ScenarioName | 'calibrate';
+  trial: number;
+  seed: number;
+  sessionId: string;
+  message: string;
+}
+
+export interface ScenarioSummary {
+  trials: number;
+  kills: number;
+  resumes: number;
+  completed: number;
+  duplicates: number;
+  lost: number;
+  violations: number;
+  workerErrors: Record<string, number>;
+  appendErrors: Record<string, number>;
+  restarts: number;
+}
+
+export interface StoreReport {
+  store: string;
+  describe: string;
+  /** A clean run's duration here, worker ready → done (kill delays are drawn over it). */
+  calibratedRunMs: number;
+  crash: ScenarioSummary;
+  race: Array<ScenarioSummary & { racers: number; racersCompleted: number; racersThatAppended: number }>;
+  fence: ScenarioSummary & { leaseLostRuns: number; staleAppendsRefused: number };
+  fault: (ScenarioSummary & { duringRun: number }) | null;
+  /** Why a scenario did not run on this store. */
+  skipped: string[];
+  durationMs: number;
+}
+
+export interface TortureReport {
+  seed: number;
+  startedAt: string;
+  options: {
+    trials: number;
+    racers: number[];
+    raceTrials: number;
+    fenceTrials: number;
+    faults: boolean;
+    faultTrials: number;
+  };
+  stores: StoreReport[];
+  violations: Violation[];
+  totals: {
+    trials: number;
+    kills: number;
+    resumes: number;
+    duplicates: number;
+    lost: number;
+    violations: number;
+  };
+}
+
+const emptySummary = (): ScenarioSummary => ({
+  trials: 0,
+  kills: 0,
+  resumes: 0,
+  completed: 0,
+  duplicates: 0,
+  lost: 0,
+  violations: 0,
+  workerErrors: {},
+  appendErrors: {},
+  restarts: 0,
+});
+
+function add(summary: ScenarioSummary, outcome: TrialOutcome): void {
+  summary.trials++;
+  summary.kills += outcome.kills;
+  summary.resumes += outcome.resumes;
+  summary.completed += outcome.completed ? 1 : 0;
+  summary.duplicates += outcome.findings.duplicates;
+  summary.lost += outcome.findings.lost;
+  summary.violations += outcome.findings.violations.length;
+  summary.restarts += outcome.restarts;
+  for (const [key, count] of Object.entries(outcome.workerErrors))
+    summary.workerErrors[key] = (summary.workerErrors[key] ?? 0) + count;
+  for (const [key, count] of Object.entries(outcome.appendErrors))
+    summary.appendErrors[key] = (summary.appendErrors[key] ?? 0) + count;
+}
+
+/** Runs `count` trials, `concurrency` at a time, in trial order. */
+async function pool(count: number, concurrency: number, trial: (n: number) => Promise<void>): Promise<void> {
+  let next = 1;
+  const lane = async () => {
+    while (next <= count) await trial(next++);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, lane));
+}
+
+async function tortureStore(
+  name: BackendName,
+  options: TortureOptions,
+  violations: Violation[],
+): Promise<StoreReport> {
+  const started = performance.now();
+  const log = options.onProgress ?? (() => {});
+  if (name === 'memory')
+    throw new Error('the memory store lives in one process: there is nothing to crash and reopen');
+  const backend = await openBackend(name, { persist: true });
+  const ledger = await startLedger({ responseDelayMs: () => Math.random() * 3 });
+  const store = await backend.target.createStore();
+  try {
+    const raw = backend.target.capabilities?.raw;
+    if (!raw) throw new Error(`${name}: the test target offers no raw reader, which the checks need`);
+    // A report line only: a target whose describe() fails must not stop the torture.
+    const describe = await backend.target
+      .describe()
+      .catch(
+        (error: unknown) => `${name} (describe() failed: ${error instanceof Error ? error.message : error})`,
+      );
+    const ctx: StoreContext = {
+      storeName: name,
+      backend,
+      store,
+      raw,
+      ledger,
+      seed: options.seed,
+      nonce: randomBytes(3).toString('hex'),
+      runMs: 0,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    };
+    const record = (outcome: TrialOutcome, summary: ScenarioSummary) => {
+      add(summary, outcome);
+      for (const message of outcome.findings.violations) {
+        violations.push({
+          store: name,
+          scenario: outcome.scenario,
+          trial: outcome.trial,
+          seed: options.seed,
+          sessionId: outcome.sessionId,
+          message,
+        });
+        log(`${name} ${outcome.scenario} #${outcome.trial} VIOLATION: ${message}`);
+      }
+    };
+
+    // Calibration: clean runs, timed from the worker's ready line to its done line. The fastest
+    // counts: a first run also pays for cold caches, and kill delays must land inside a run.
+    const timings: number[] = [];
+    for (let i = 1; i <= 2; i++) {
+      const calibration = spawnWorker(ctx, `torture-${options.seed}-${ctx.nonce}-calibrate-${i}`, {
+        ttlMs: 4_000,
+        waitMs: 0,
+      });
+      const clean = await finishWorker(calibration);
+      if (!clean.completed)
+        throw new Error(`${name}: a clean calibration run failed: ${clean.error} ${calibration.stderr()}`);
+      const at = (t: string) => calibration.arrivals[calibration.lines.findIndex((l) => l.t === t)] ?? 0;
+      timings.push(at('done') - at('ready'));
+    }
+    ctx.runMs = Math.max(1, Math.min(...timings));
+    log(`${name}: ${describe}; a clean run takes ${Math.round(ctx.runMs)} ms`);
+
+    const crash = emptySummary();
+    const only = options.onlyTrial;
+    await pool(only ? 1 : options.trials, options.concurrency ?? 1, async (n) => {
+      const trial = only ?? n;
+      record(await crashTrial(ctx, trial), crash);
+      if (trial % 25 === 0 || only)
+        log(
+          `${name} crash ${crash.trials}/${options.trials}: ${crash.kills} kills, ${crash.violations} violations`,
+        );
+    });
+
+    const race: StoreReport['race'] = [];
+    for (const racers of options.racers ?? []) {
+      const summary = { ...emptySummary(), racers, racersCompleted: 0, racersThatAppended: 0 };
+      for (let trial = 1; trial <= (options.raceTrials ?? 1); trial++) {
+        const outcome = await raceTrial(ctx, trial, racers);
+        record(outcome, summary);
+        summary.racersCompleted += Number(outcome.facts.racersCompleted);
+        summary.racersThatAppended += Number(outcome.facts.racersThatAppended);
+      }
+      log(`${name} race x${racers}: ${summary.trials} trials, ${summary.violations} violations`);
+      race.push(summary);
+    }
+
+    const fence = { ...emptySummary(), leaseLostRuns: 0, staleAppendsRefused: 0 };
+    for (let trial = 1; trial <= (options.fenceTrials ?? 0); trial++) {
+      const outcome = await fenceTrial(ctx, trial);
+      record(outcome, fence);
+      if (outcome.facts.wokenRunError === 'LEASE_LOST') fence.leaseLostRuns++;
+      if (outcome.facts.staleAppendProbe === 'LEASE_LOST') fence.staleAppendsRefused++;
+    }
+    if (fence.trials) log(`${name} fence: ${fence.trials} trials, ${fence.violations} violations`);
+
+    const skipped: string[] = [];
+    let fault: StoreReport['fault'] = null;
+    if (options.faults) {
+      if (backend.restart) {
+        fault = { ...emptySummary(), duringRun: 0 };
+        for (let trial = 1; trial <= (options.faultTrials ?? 1); trial++) {
+          const outcome = await faultTrial(ctx, trial);
+          record(outcome, fault);
+          if (outcome.facts.duringRun) fault.duringRun++;
+        }
+        log(`${name} faults: ${fault.trials} restarts, ${fault.violations} violations`);
+      } else {
+        skipped.push(
+          'server faults: no server this process can crash-restart (embedded or emulated backend)',
+        );
+      }
+    }
+    return {
+      store: name,
+      describe,
+      calibratedRunMs: Math.round(ctx.runMs * 10) / 10,
+      crash,
+      race,
+      fence,
+      fault,
+      skipped,
+      durationMs: Math.round(performance.now() - started),
+    };
+  } finally {
+    await store.close().catch(() => {});
+    await ledger.close();
+    await backend.close();
+  }
+}
+
+/** Crash torture: real SIGKILLs, racing workers, fencing and server restarts, store by store. */
+export async function runTorture(options: TortureOptions): Promise<TortureReport> {
+  const violations: Violation[] = [];
+  const stores: StoreReport[] = [];
+  const startedAt = new Date().toISOString();
+  for (const name of options.stores) stores.push(await tortureStore(name, options, violations));
+  const sum = (pick: (s: StoreReport) => number) => stores.reduce((total, s) => total + pick(s), 0);
+  const every = (s: StoreReport) => [s.crash, ...s.race, s.fence, ...(s.fault ? [s.fault] : [])];
+  const over = (field: keyof Pick<ScenarioSummary, 'trials' | 'kills' | 'resumes' | 'duplicates' | 'lost'>) =>
+    sum((s) => every(s).reduce((total, summary) => total + summary[field], 0));
+  return {
+    seed: options.seed,
+    startedAt,
+    options: {
+      trials: options.trials,
+      racers: options.racers ?? [],
+      raceTrials: options.raceTrials ?? 1,
+      fenceTrials: options.fenceTrials ?? 0,
+      faults: options.faults ?? false,
+      faultTrials: options.faultTrials ?? 1,
+    },
+    stores,
+    violations,
+    totals: {
+      trials: over('trials'),
+      kills: over('kills'),
+      resumes: over('resumes'),
+      duplicates: over('duplicates'),
+      lost: over('lost'),
+      violations: violations.length,
+    },
+  };
+}

@@ -1,0 +1,278 @@
+import { checkTrial, type TrialFindings } from './invariants.ts';
+import { createPrng, deriveSeed, type Prng } from './prng.ts';
+import type { WorkerLine } from './protocol.ts';
+import {
+  exitProblem,
+  finishWorker,
+  type StoreContext,
+  sleep,
+  spawnWorker,
+  tally,
+  type WorkerRun,
+} from './scenario-kit.ts';
+
+export type ScenarioName = 'crash' | 'race' | 'fence' | 'fault';
+
+export interface TrialOutcome {
+  scenario: ScenarioName;
+  trial: number;
+  sessionId: string;
+  /** SIGKILLs that landed on a running worker. */
+  kills: number;
+  /** Worker processes started after the first one. */
+  resumes: number;
+  completed: boolean;
+  /** How each worker that did not complete ended, by error code (SIGKILLed workers not counted). */
+  workerErrors: Record<string, number>;
+  /** Appends the store refused or left unknown, by error code, as the workers saw them. */
+  appendErrors: Record<string, number>;
+  restarts: number;
+  /** Scenario-specific facts for the report (fencing errors, racer count…). */
+  facts: Record<string, string | number | boolean>;
+  findings: TrialFindings;
+}
+
+/** Crash trials: short leases, so a resume waits little for a dead worker's lease. */
+const CRASH_LEASE = { ttlMs: 500, waitMs: 15_000 };
+/** Racers and takeover workers: a lease long enough that CPU contention cannot expire it. */
+const CALM_LEASE = { ttlMs: 4_000, waitMs: 60_000 };
+const MAX_KILLS = 3;
+const MAX_WORKERS = 10;
+
+const sessionFor = (ctx: StoreContext, scenario: string, trial: number) =>
+  `torture-${ctx.seed}-${ctx.nonce}-${scenario}-${trial}`;
+
+function collect(runs: WorkerRun[], outcome: TrialOutcome): void {
+  for (const run of runs) {
+    if (!run.completed && !run.killed && run.error) tally(outcome.workerErrors, run.error);
+    for (const line of run.lines)
+      if (line.t === 'append-error') tally(outcome.appendErrors, line.code ?? line.name);
+  }
+}
+
+async function finish(
+  ctx: StoreContext,
+  outcome: Omit<TrialOutcome, 'findings' | 'completed' | 'workerErrors' | 'appendErrors'>,
+  runs: WorkerRun[],
+  extra: string[] = [],
+): Promise<TrialOutcome> {
+  const lines: WorkerLine[][] = runs.map((run) => run.lines);
+  const evidence = {
+    sessionId: outcome.sessionId,
+    raw: ctx.raw,
+    store: ctx.store,
+    ledgerCalls: ctx.ledger.calls(outcome.sessionId),
+    workers: lines,
+  };
+  // After a server restart the parent's own connections may need a moment to come back.
+  const findings = await checkTrial(evidence).catch(async () => {
+    await sleep(1_000);
+    return checkTrial(evidence);
+  });
+  for (const run of runs) {
+    const problem = exitProblem(run);
+    if (problem) findings.violations.push(problem);
+  }
+  findings.violations.push(...extra);
+  const result: TrialOutcome = {
+    ...outcome,
+    completed: runs.some((run) => run.completed),
+    workerErrors: {},
+    appendErrors: {},
+    findings,
+  };
+  collect(runs, result);
+  return result;
+}
+
+/** Resumes in fresh processes (each maybe killed again) until one completes. */
+async function resumeUntilComplete(
+  ctx: StoreContext,
+  sessionId: string,
+  prng: Prng,
+  runs: WorkerRun[],
+  kills: { count: number },
+  killAgain: number,
+): Promise<void> {
+  while (!runs.some((run) => run.completed) && runs.length < MAX_WORKERS) {
+    const kill = kills.count < MAX_KILLS && prng.chance(killAgain);
+    const delay = prng.next() * ctx.runMs;
+    const run = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), kill ? delay : null);
+    if (run.killed) kills.count++;
+    runs.push(run);
+  }
+}
+
+/** One run, SIGKILLed at a random moment, resumed (and maybe killed again) until it completes. */
+export async function crashTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
+  const prng = createPrng(deriveSeed(ctx.seed, ctx.storeName, 'crash', trial));
+  const sessionId = sessionFor(ctx, 'crash', trial);
+  const kills = { count: 0 };
+  const runs: WorkerRun[] = [];
+  const first = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), prng.next() * ctx.runMs * 0.9);
+  if (first.killed) kills.count++;
+  runs.push(first);
+  await resumeUntilComplete(ctx, sessionId, prng, runs, kills, 0.35);
+  return finish(
+    ctx,
+    {
+      scenario: 'crash',
+      trial,
+      sessionId,
+      kills: kills.count,
+      resumes: runs.length - 1,
+      restarts: 0,
+      facts: {},
+    },
+    runs,
+  );
+}
+
+/** A crashed session, then `racers` processes resuming it at once; they queue on the lease. */
+export async function raceTrial(ctx: StoreContext, trial: number, racers: number): Promise<TrialOutcome> {
+  const prng = createPrng(deriveSeed(ctx.seed, ctx.storeName, 'race', racers, trial));
+  const sessionId = sessionFor(ctx, `race${racers}`, trial);
+  const first = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), prng.next() * ctx.runMs * 0.7);
+  const started = Array.from({ length: racers }, () => spawnWorker(ctx, sessionId, CALM_LEASE));
+  const raced = await Promise.all(started.map((worker) => finishWorker(worker)));
+  const extra = raced.flatMap((run, i) =>
+    run.completed ? [] : [`racer ${i + 1} of ${racers} ended with ${run.error ?? 'no result'}`],
+  );
+  const epochs = raced.flatMap((run) =>
+    run.lines.flatMap((line) => (line.t === 'lease' ? [line.epoch] : [])),
+  );
+  const worked = raced.filter((run) => run.lines.some((line) => line.t === 'ack')).length;
+  return finish(
+    ctx,
+    {
+      scenario: 'race',
+      trial,
+      sessionId,
+      kills: first.killed ? 1 : 0,
+      resumes: racers,
+      restarts: 0,
+      facts: {
+        racers,
+        racersCompleted: raced.filter((r) => r.completed).length,
+        racersThatAppended: worked,
+        epochs: epochs.join(' '),
+      },
+    },
+    [first, ...raced],
+    extra,
+  );
+}
+
+/**
+ * Fencing: a worker is SIGSTOPped inside a side-effecting handler for longer than its lease,
+ * another takes over and finishes, then the first is SIGCONTed: its run must end with
+ * LeaseLostError, a direct append with its stale lease at the current head must be refused
+ * with LeaseLostError, and the side effect must still have run at most once.
+ */
+export async function fenceTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
+  const sessionId = sessionFor(ctx, 'fence', trial);
+  const staleLease = { ttlMs: 400, waitMs: 15_000 };
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let stoppedInside: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stoppedInside = resolve;
+  });
+  const stale = spawnWorker(ctx, sessionId, staleLease, true);
+  let stoppedCall = '';
+  ctx.ledger.setHook(async (call) => {
+    // The serial notify (step 2): nothing else of the worker is in flight while it is stopped.
+    if (call.sessionId !== sessionId || call.tool !== 'notify' || call.toolCallId === 'notify-1') return;
+    if (call.pid !== stale.pid || stoppedCall) return;
+    stoppedCall = call.toolCallId;
+    stale.signal('SIGSTOP');
+    stoppedInside();
+    await held;
+  });
+  const extra: string[] = [];
+  const staleRun = finishWorker(stale);
+  try {
+    await Promise.race([stopped, stale.exited]);
+    if (!stoppedCall) extra.push('the worker to stop never reached the notify handler');
+    // Past the stale lease's expiry (it cannot renew while stopped), then a takeover.
+    await sleep(staleLease.ttlMs * 2 + 200);
+    const takeover = await finishWorker(spawnWorker(ctx, sessionId, CALM_LEASE));
+    if (!takeover.completed) extra.push(`the takeover worker ended with ${takeover.error ?? 'no result'}`);
+    stale.signal('SIGCONT');
+    // Give the woken worker's lease keeper its overdue tick before the handler's answer arrives.
+    await sleep(300);
+    release();
+    const woken = await staleRun;
+    const probe = woken.lines.find((line) => line.t === 'probe');
+    const probeResult = probe?.t === 'probe' ? probe.result : 'none';
+    // LEASE_LOST from its own lease keeper (or the store); a store may answer SEQ_CONFLICT
+    // instead when both checks fail, which refuses the append just as well.
+    if (woken.error !== 'LEASE_LOST' && woken.error !== 'SEQ_CONFLICT')
+      extra.push(`the woken worker's run ended with ${woken.error ?? 'success'}, not LEASE_LOST`);
+    const takeoverHead = Math.min(
+      ...takeover.lines.flatMap((line) => (line.t === 'ack' ? [line.headSeq] : [Number.POSITIVE_INFINITY])),
+    );
+    const staleAcksAfter = woken.lines.filter(
+      (line) => line.t === 'ack' && line.headSeq >= takeoverHead,
+    ).length;
+    if (staleAcksAfter) extra.push(`the stale worker appended ${staleAcksAfter} times after the takeover`);
+    if (probeResult !== 'LEASE_LOST')
+      extra.push(
+        `an append with the stale lease at the current head answered ${probeResult}, not LEASE_LOST`,
+      );
+    return finish(
+      ctx,
+      {
+        scenario: 'fence',
+        trial,
+        sessionId,
+        kills: 0,
+        resumes: 1,
+        restarts: 0,
+        facts: {
+          stoppedIn: stoppedCall,
+          wokenRunError: woken.error ?? 'none',
+          staleAppendProbe: probeResult,
+          staleAppendsAfterTakeover: staleAcksAfter,
+        },
+      },
+      [woken, takeover],
+      extra,
+    );
+  } finally {
+    release();
+    ctx.ledger.setHook(null);
+    stale.signal('SIGCONT');
+  }
+}
+
+/** Server fault: the backend crash-restarts while a worker runs; fresh workers resume until done. */
+export async function faultTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
+  const restart = ctx.backend.restart;
+  if (!restart) throw new Error(`${ctx.storeName} has no server this process can restart`);
+  const prng = createPrng(deriveSeed(ctx.seed, ctx.storeName, 'fault', trial));
+  const sessionId = sessionFor(ctx, 'fault', trial);
+  const worker = spawnWorker(ctx, sessionId, { ttlMs: 1_000, waitMs: 30_000 });
+  const running = finishWorker(worker);
+  await worker.ready;
+  await sleep(prng.next() * ctx.runMs);
+  const duringRun = worker.alive;
+  await restart();
+  const runs = [await running];
+  await resumeUntilComplete(ctx, sessionId, prng, runs, { count: MAX_KILLS }, 0);
+  return finish(
+    ctx,
+    {
+      scenario: 'fault',
+      trial,
+      sessionId,
+      kills: 0,
+      resumes: runs.length - 1,
+      restarts: 1,
+      facts: { duringRun },
+    },
+    runs,
+  );
+}

@@ -1,0 +1,103 @@
+// One torture worker process: reopens the backend from its handle, runs the torture agent on one
+// session to completion (or until it is killed), and reports every acknowledged append.
+import { writeSync } from 'node:fs';
+import { type AgentStore, LeaseLostError, type LeaseToken, run, SeqConflictError } from '@agentstore/core';
+import { scriptedLlm } from '@agentstore/core/testing';
+import { reopenBackend } from '../backends/index.ts';
+import { TORTURE_MESSAGE_ID, TORTURE_SCRIPT, tortureAgent } from './agent.ts';
+import { LINE_PREFIX, type WorkerConfig, type WorkerLine } from './protocol.ts';
+
+/** Synchronous, so a line is in the pipe before the next instruction can be killed. */
+const report = (line: WorkerLine) => writeSync(1, `${LINE_PREFIX}${JSON.stringify(line)}\n`);
+
+const codeOf = (error: unknown): string | null =>
+  typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : null;
+const nameOf = (error: unknown): string => (error instanceof Error ? error.name : typeof error);
+
+/** Records the lease and every acknowledged append as the loop sees them. */
+function observed(store: AgentStore, lease: { current: LeaseToken | null }): AgentStore {
+  return {
+    ...store,
+    async acquireLease(sessionId, input) {
+      const granted = await store.acquireLease(sessionId, input);
+      lease.current = { holder: input.holder, epoch: granted.epoch };
+      report({ t: 'lease', epoch: granted.epoch, holder: input.holder });
+      return granted;
+    },
+    async append(sessionId, input) {
+      try {
+        const result = await store.append(sessionId, input);
+        report({
+          t: 'ack',
+          ids: input.messages.map((m) => m.id),
+          headSeq: result.headSeq,
+          epoch: input.lease?.epoch ?? 0,
+        });
+        return result;
+      } catch (error) {
+        report({ t: 'append-error', name: nameOf(error), code: codeOf(error) });
+        throw error;
+      }
+    },
+  };
+}
+
+async function probe(store: AgentStore, config: WorkerConfig, lease: LeaseToken): Promise<string> {
+  const loaded = await store.load(config.sessionId);
+  try {
+    await store.append(config.sessionId, {
+      expectedSeq: loaded?.session.headSeq ?? 0,
+      messages: [
+        {
+          id: `stale-${process.pid}`,
+          role: 'user',
+          content: 'stale writer',
+          createdAt: new Date().toISOString(),
+        },
+      ],
+      lease,
+    });
+    return 'APPENDED';
+  } catch (error) {
+    return codeOf(error) ?? nameOf(error);
+  }
+}
+
+async function main(config: WorkerConfig): Promise<number> {
+  const target = await reopenBackend(config.handle);
+  const raw = await target.createStore();
+  const lease: { current: LeaseToken | null } = { current: null };
+  const store = observed(raw, lease);
+  const agent = tortureAgent({ ledgerUrl: config.ledgerUrl, epoch: () => lease.current?.epoch ?? 0 });
+  report({ t: 'ready', pid: process.pid });
+  let exitCode = 0;
+  try {
+    const result = await run(agent, {
+      store,
+      sessionId: config.sessionId,
+      message: 'torture me',
+      messageId: TORTURE_MESSAGE_ID,
+      llm: scriptedLlm(TORTURE_SCRIPT),
+      leaseTtlMs: config.leaseTtlMs,
+      leaseWaitMs: config.leaseWaitMs,
+    });
+    report({ t: 'done', status: result.status, headSeq: result.headSeq });
+  } catch (error) {
+    report({
+      t: 'error',
+      name: nameOf(error),
+      code: codeOf(error),
+      message: error instanceof Error ? error.message : String(error),
+    });
+    const refused = error instanceof LeaseLostError || error instanceof SeqConflictError;
+    if (config.probeAfterLeaseLost && refused && lease.current) {
+      report({ t: 'probe', result: await probe(raw, config, lease.current) });
+    }
+    exitCode = 1;
+  }
+  await raw.close().catch(() => {});
+  await target.close().catch(() => {});
+  return exitCode;
+}
+
+process.exitCode = await main(JSON.parse(process.argv[2] ?? '{}') as WorkerConfig);
