@@ -1,0 +1,35 @@
+export { renderChart } from './chart.ts';
+export { type CountedBackend, countStoreCalls, openCountedBackend } from './counted/index.ts';
+export { formatBytes, formatCount, formatMicros, formatRatio } from './format.ts';
+export { describeMachine, type MachineInfo, machineInfo } from './machine.ts';
+export { measureBackend, measurePhases, type PhaseReporter } from './measure.ts';
+export {
+  BENCH_DEFAULTS,
+  BENCH_USAGE,
+  type BenchCommand,
+  type BenchInput,
+  type BenchOptions,
+  BenchUsageError,
+  MAX_PAYLOAD_BYTES,
+  parseBenchArgs,
+  QUICK_DEFAULTS,
+  resolveBenchOptions,
+} from './options.ts';
+export { createProgress, overallFraction, type ProgressReporter, type ProgressStream } from './progress.ts';
+export {
+  type BenchReport,
+  type BytesResult,
+  type ConcurrencyResult,
+  isMeasured,
+  type LoopResult,
+  type MeasuredStore,
+  REPORT_NOTE,
+  type RoundTrips,
+  type StoreResult,
+  type UnmeasuredStore,
+} from './report.ts';
+export { type BenchHooks, type BenchProgress, runBench } from './run-bench.ts';
+export { type InterleavedSampling, sampleInterleaved, type TimedSide } from './sampler.ts';
+export { type LatencyStats, latencyStats, median, percentile } from './stats.ts';
+export { formatTable } from './table.ts';
+export { MIN_PAYLOAD_BYTES } from './workload.ts';

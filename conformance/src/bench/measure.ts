@@ -1,0 +1,377 @@
+import {
+  type AgentStore,
+  type AppendInput,
+  type MessageRecord,
+  messageByteLength,
+  type NewMessage,
+  run,
+} from '@agentstore/core';
+import type { RawAppendFloor, RawReader } from '@agentstore/core/testing';
+import type { OpenBackend } from '../backends/registry.ts';
+import { type CountedBackend, countStoreCalls, openCountedBackend } from './counted/index.ts';
+import type { BenchOptions } from './options.ts';
+import type { BytesResult, ConcurrencyResult, LoopResult, MeasuredStore, RoundTrips } from './report.ts';
+import { sampleInterleaved, type TimedSide } from './sampler.ts';
+import { latencyStats, median, round } from './stats.ts';
+import { type BenchLoop, benchLoop, benchSessionInit, benchState, payloadBatch } from './workload.ts';
+
+/** Reports the phase a store is in and how far along it is. */
+export type PhaseReporter = (phase: string, done: number, total: number) => void;
+
+/** The phases of one store, in order, for progress bars. */
+export const measurePhases = (options: BenchOptions): string[] => [
+  'append',
+  'round trips',
+  'loop',
+  'bytes',
+  ...options.concurrency.map((level) => `concurrency ${level}`),
+  'cleanup',
+];
+
+const sessionId = (label: string) => `bench-${label}-${crypto.randomUUID()}`;
+const LEASE_TTL_MS = 3_600_000;
+
+const withSeqs = (batch: NewMessage[], expectedSeq: number): MessageRecord[] =>
+  batch.map((message, i) => ({ ...message, seq: expectedSeq + i + 1 }));
+
+/** A session with one message, for a floor to append to (a floor only appends to sessions that exist). */
+async function floorSession(store: AgentStore, created: string[]): Promise<{ id: string; head: number }> {
+  const id = sessionId('floor');
+  created.push(id);
+  await store.append(id, {
+    expectedSeq: 0,
+    messages: payloadBatch(256).slice(0, 1),
+    session: { init: benchSessionInit() },
+    lease: null,
+  });
+  return { id, head: 1 };
+}
+
+/** A leased session and an `append` that writes to it as `run()` does: lease token, state, 3 messages. */
+async function leasedAppender(store: AgentStore, created: string[], payloadBytes: number) {
+  const id = sessionId('append');
+  created.push(id);
+  const init = benchSessionInit();
+  const holder = crypto.randomUUID();
+  const { epoch } = await store.acquireLease(id, { holder, ttlMs: LEASE_TTL_MS, init });
+  let head = 0;
+  let appends = 0;
+  return {
+    /** Builds the input now (untimed); the returned call appends it. */
+    prepare(): () => Promise<void> {
+      appends += 1;
+      const input: AppendInput = {
+        expectedSeq: head,
+        messages: payloadBatch(payloadBytes),
+        session: { state: benchState(appends), init },
+        lease: { holder, epoch },
+      };
+      return async () => {
+        head = (await store.append(id, input)).headSeq;
+      };
+    },
+  };
+}
+
+async function floorAppender(
+  store: AgentStore,
+  floor: RawAppendFloor,
+  created: string[],
+  payloadBytes: number,
+) {
+  const session = await floorSession(store, created);
+  return {
+    prepare(): () => Promise<void> {
+      const rows = withSeqs(payloadBatch(payloadBytes), session.head);
+      return async () => {
+        await floor.append(session.id, session.head, rows);
+        session.head += rows.length;
+      };
+    },
+  };
+}
+
+/** One durable run of the scripted loop on a fresh session; throws unless it completes. */
+async function durableRun(store: AgentStore, loop: BenchLoop, id: string): Promise<void> {
+  const result = await run(loop.agent, { store, sessionId: id, message: 'go', llm: loop.llm() });
+  if (result.status !== 'complete') throw new Error(`a benchmark run ended with status ${result.status}`);
+}
+
+async function measureRoundTrips(
+  counted: CountedBackend,
+  loop: BenchLoop,
+  options: BenchOptions,
+  created: string[],
+  fallbackReason: string | null,
+): Promise<RoundTrips> {
+  const counts = async (call: () => Promise<void>) => {
+    const before = counted.count();
+    await call();
+    return counted.count() - before;
+  };
+  const appender = await leasedAppender(counted.store, created, options.payloadBytes);
+  // The first calls on a connection may prepare statements or load scripts: not counted.
+  for (let i = 0; i < 2; i++) await appender.prepare()();
+  const perAppend: number[] = [];
+  for (let i = 0; i < 5; i++) perAppend.push(await counts(appender.prepare()));
+
+  let floorPerAppend: number | null = null;
+  if (counted.floor) {
+    const floor = await floorAppender(counted.store, counted.floor, created, options.payloadBytes);
+    for (let i = 0; i < 2; i++) await floor.prepare()();
+    const perFloor: number[] = [];
+    for (let i = 0; i < 5; i++) perFloor.push(await counts(floor.prepare()));
+    floorPerAppend = median(perFloor);
+  }
+
+  const warmId = sessionId('count-warm');
+  const countedId = sessionId('count');
+  created.push(warmId, countedId);
+  await durableRun(counted.store, loop, warmId);
+  const calls = countStoreCalls(counted.store);
+  const perRun = await counts(() => durableRun(calls.store, loop, countedId));
+  return {
+    method: counted.method,
+    unit: counted.unit,
+    perAppend: median(perAppend),
+    floorPerAppend,
+    perRun,
+    perStep: round(perRun / options.steps, 2),
+    storeCallsPerRun: calls.count(),
+    fallbackReason,
+  };
+}
+
+async function measureLoop(
+  store: AgentStore,
+  loop: BenchLoop,
+  options: BenchOptions,
+  created: string[],
+  progress: (done: number) => void,
+  signal?: AbortSignal,
+): Promise<LoopResult> {
+  const durable: TimedSide = () => {
+    const id = sessionId('loop');
+    created.push(id);
+    return () => durableRun(store, loop, id);
+  };
+  const stateless: TimedSide = () => {
+    const llm = loop.llm();
+    return async () => {
+      await run(loop.agent, { message: 'go', llm });
+    };
+  };
+  const [durableTimes, statelessTimes] = await sampleInterleaved([durable, stateless], {
+    warmup: 2,
+    samples: options.loopIterations,
+    onSample: progress,
+    ...(signal ? { signal } : {}),
+  });
+  const durableStats = latencyStats(durableTimes!);
+  const statelessStats = latencyStats(statelessTimes!);
+  return {
+    steps: options.steps,
+    durable: durableStats,
+    stateless: statelessStats,
+    overheadPerStepUs: round((durableStats.p50Us - statelessStats.p50Us) / options.steps),
+    ratio: round(durableStats.p50Us / statelessStats.p50Us, 3),
+  };
+}
+
+/** One run's stored bytes: the rows the raw reader finds (checked against `load`), per step. */
+async function measureBytes(
+  store: AgentStore,
+  raw: RawReader | null,
+  loop: BenchLoop,
+  options: BenchOptions,
+  created: string[],
+): Promise<BytesResult> {
+  const id = sessionId('bytes');
+  created.push(id);
+  await durableRun(store, loop, id);
+  const loaded = await store.load(id);
+  if (!loaded) throw new Error(`the session of a completed run (${id}) cannot be loaded`);
+  if (raw) {
+    const rows = await raw.messages(id);
+    const same =
+      rows.length === loaded.messages.length &&
+      rows.every((row, i) => row.seq === loaded.messages[i]!.seq && row.id === loaded.messages[i]!.id);
+    if (!same || !(await raw.session(id))) {
+      throw new Error(
+        `the raw reader does not find the ${loaded.messages.length} messages load returns for ${id}`,
+      );
+    }
+  }
+  const messageBytes = loaded.messages.reduce(
+    (sum, { seq: _seq, ...message }) => sum + messageByteLength(message),
+    0,
+  );
+  const sessionRecordBytes = Buffer.byteLength(JSON.stringify(loaded.session), 'utf8');
+  const messageBytesPerStep = round(messageBytes / options.steps);
+  return {
+    source: raw ? 'raw-reader' : 'load',
+    steps: options.steps,
+    messages: loaded.messages.length,
+    messageBytes,
+    messageBytesPerStep,
+    sessionRecordBytes,
+    perStep: round(messageBytesPerStep + sessionRecordBytes),
+  };
+}
+
+/** `sessions` whole runs on fresh sessions, `concurrency` workers pulling the next one. */
+async function measureThroughput(
+  store: AgentStore,
+  loop: BenchLoop,
+  options: BenchOptions,
+  concurrency: number,
+  created: string[],
+  progress: (done: number) => void,
+  signal?: AbortSignal,
+): Promise<ConcurrencyResult> {
+  const ids = Array.from({ length: options.sessions }, () => sessionId(`c${concurrency}`));
+  created.push(...ids);
+  const workers = Math.min(concurrency, ids.length);
+  let next = 0;
+  let done = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (next < ids.length) {
+        signal?.throwIfAborted();
+        const id = ids[next++]!;
+        await durableRun(store, loop, id);
+        progress(++done);
+      }
+    }),
+  );
+  const elapsedMs = performance.now() - start;
+  return {
+    concurrency,
+    workers,
+    sessions: ids.length,
+    steps: options.steps,
+    elapsedMs: round(elapsedMs),
+    stepsPerSecond: round((ids.length * options.steps) / (elapsedMs / 1000)),
+  };
+}
+
+const NOTES: Partial<Record<string, string>> = {
+  memory:
+    'in-process test store: no I/O and no floor; its durable overhead is the bookkeeping of durable mode itself.',
+  sqlite: 'in-process: "round trips" are SQLite statements executed; each append commits with an fsync.',
+  dynamodb: 'DynamoDB Local (Java) answers for the service here: its latency is the JVM’s, not AWS’s.',
+  d1:
+    'D1 is reached from Node through miniflare’s proxy, ~2 ms per call: these times measure the proxy, not D1. ' +
+    'Ratios to the floor still compare like with like; for times inside the Worker run `pnpm --filter @agentstore/d1 bench` (packages/d1/bench).',
+};
+
+/** Every figure for one opened backend. */
+export async function measureBackend(
+  backend: OpenBackend,
+  options: BenchOptions,
+  report: PhaseReporter,
+  signal?: AbortSignal,
+): Promise<MeasuredStore> {
+  const started = performance.now();
+  const { target } = backend;
+  const server = await target
+    .describe()
+    .catch((error: unknown) => `${target.name} (describe() failed: ${(error as Error).message})`);
+  const store = await target.createStore();
+  const floor = target.capabilities?.floor ?? null;
+  const raw = target.capabilities?.raw ?? null;
+  const loop = benchLoop(options.steps, options.payloadBytes);
+  const created: string[] = [];
+  let counted: CountedBackend | null = null;
+  try {
+    report('append', 0, options.iterations);
+    const appender = await leasedAppender(store, created, options.payloadBytes);
+    const sides: TimedSide[] = [() => appender.prepare()];
+    if (floor) {
+      const floorSide = await floorAppender(store, floor, created, options.payloadBytes);
+      sides.push(() => floorSide.prepare());
+    }
+    const [appendTimes, floorTimes] = await sampleInterleaved(sides, {
+      warmup: Math.max(3, Math.round(options.iterations / 10)),
+      samples: options.iterations,
+      onSample: (done) => report('append', done, options.iterations),
+      ...(signal ? { signal } : {}),
+    });
+    const append = latencyStats(appendTimes!);
+    const floorStats = floorTimes ? latencyStats(floorTimes) : null;
+
+    report('round trips', 0, 1);
+    const opened = await openCountedBackend(backend);
+    counted = opened.counted;
+    const roundTrips = await measureRoundTrips(counted, loop, options, created, opened.fallbackReason);
+    report('round trips', 1, 1);
+
+    report('loop', 0, options.loopIterations);
+    const loopResult = await measureLoop(
+      store,
+      loop,
+      options,
+      created,
+      (done) => report('loop', done, options.loopIterations),
+      signal,
+    );
+
+    report('bytes', 0, 1);
+    const bytes = await measureBytes(store, raw, loop, options, created);
+    report('bytes', 1, 1);
+
+    const concurrency: ConcurrencyResult[] = [];
+    for (const level of options.concurrency) {
+      const phase = `concurrency ${level}`;
+      report(phase, 0, options.sessions);
+      concurrency.push(
+        await measureThroughput(
+          store,
+          loop,
+          options,
+          level,
+          created,
+          (done) => report(phase, done, options.sessions),
+          signal,
+        ),
+      );
+    }
+
+    // Leave nothing behind on a server the user runs (AGENTSTORE_* URLs): delete every session made here.
+    report('cleanup', 0, created.length);
+    let cleaned = 0;
+    const queue = [...created];
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
+          await store.deleteSession(id);
+          report('cleanup', ++cleaned, created.length);
+        }
+      }),
+    );
+
+    const notes = [
+      NOTES[backend.name],
+      roundTrips.fallbackReason && `round trips: ${roundTrips.fallbackReason}`,
+    ].filter((note): note is string => Boolean(note));
+    return {
+      store: backend.name,
+      status: 'ok',
+      name: target.name,
+      server,
+      notes,
+      append,
+      floor: floorStats,
+      floorRatio: floorStats ? round(append.p50Us / floorStats.p50Us, 3) : null,
+      roundTrips,
+      loop: loopResult,
+      concurrency,
+      bytes,
+      durationMs: round(performance.now() - started),
+    };
+  } finally {
+    await counted?.close().catch(() => {});
+    await (target.destroyStore ? target.destroyStore(store) : store.close());
+  }
+}
