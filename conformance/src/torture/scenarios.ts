@@ -187,7 +187,7 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
     if (call.sessionId !== sessionId || call.tool !== 'notify' || call.toolCallId === 'notify-1') return;
     if (call.pid !== stale.pid || stoppedCall) return;
     stoppedCall = call.toolCallId;
-    stale.signal('SIGSTOP');
+    stale.signal('SIGSTOP', true);
     stoppedInside();
     await held;
   });
@@ -200,7 +200,7 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
     await sleep(staleLease.ttlMs * 2 + 200);
     const takeover = await finishWorker(spawnWorker(ctx, sessionId, CALM_LEASE));
     if (!takeover.completed) extra.push(`the takeover worker ended with ${takeover.error ?? 'no result'}`);
-    stale.signal('SIGCONT');
+    stale.signal('SIGCONT', true);
     // Give the woken worker's lease keeper its overdue tick before the handler's answer arrives.
     await sleep(300);
     release();
@@ -218,9 +218,14 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
       (line) => line.t === 'ack' && line.headSeq >= takeoverHead,
     ).length;
     if (staleAcksAfter) extra.push(`the stale worker appended ${staleAcksAfter} times after the takeover`);
-    if (probeResult !== 'LEASE_LOST')
+    const epochOf = (lines: WorkerLine[]) =>
+      lines.flatMap((line) => (line.t === 'lease' ? [line.epoch] : []))[0];
+    const staleEpoch = epochOf(woken.lines);
+    const takeoverEpoch = epochOf(takeover.lines);
+    // Fencing is by epoch: only once another worker was granted a newer one must the store refuse.
+    if (takeoverEpoch !== undefined && probeResult !== 'LEASE_LOST')
       extra.push(
-        `an append with the stale lease at the current head answered ${probeResult}, not LEASE_LOST`,
+        `an append with the stale lease (epoch ${staleEpoch}) at the current head answered ${probeResult}, not LEASE_LOST, after epoch ${takeoverEpoch} was granted`,
       );
     return finish(
       ctx,
@@ -236,6 +241,8 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
           wokenRunError: woken.error ?? 'none',
           staleAppendProbe: probeResult,
           staleAppendsAfterTakeover: staleAcksAfter,
+          staleEpoch: staleEpoch ?? -1,
+          takeoverEpoch: takeoverEpoch ?? -1,
         },
       },
       [woken, takeover],
@@ -244,7 +251,7 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
   } finally {
     release();
     ctx.ledger.setHook(null);
-    stale.signal('SIGCONT');
+    stale.signal('SIGCONT', true);
   }
 }
 

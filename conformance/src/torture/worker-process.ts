@@ -13,8 +13,11 @@ export interface Worker {
   ready: Promise<void>;
   /** Resolves when the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Sends a signal to the worker's whole process group (its own children, e.g. workerd, too). */
-  signal(signal: NodeJS.Signals): boolean;
+  /**
+   * Sends a signal to the worker's whole process group (its own children, e.g. workerd, too), or
+   * with `onlyWorker` to the worker process alone (its database, even an emulated one, is remote).
+   */
+  signal(signal: NodeJS.Signals, onlyWorker?: boolean): boolean;
   readonly alive: boolean;
   stderr(): string;
 }
@@ -97,10 +100,10 @@ export function startWorker(config: WorkerConfig, options: { cwd?: string } = {}
     arrivals,
     ready,
     exited,
-    signal(signal) {
+    signal(signal, onlyWorker = false) {
       if (!alive) return false;
       try {
-        process.kill(-child.pid!, signal);
+        process.kill(onlyWorker ? child.pid! : -child.pid!, signal);
         return true;
       } catch {
         return false;
