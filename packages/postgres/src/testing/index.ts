@@ -28,7 +28,7 @@ export async function postgresTestTarget(options: {
     createStore: () => postgresStore({ pool }, { schema, preparedStatements }),
     capabilities: postgresCapabilities(() => pool, schema, { preparedStatements }),
     async describe() {
-      const { rows } = await pool.query<{ v: string }>('SHOW server_version');
+      const { rows } = await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v");
       return `PostgreSQL ${rows[0]?.v ?? 'unknown'} (pg), schema ${schema}`;
     },
     async close() {
