@@ -129,7 +129,7 @@ export const limitChecks: ConformanceCheck[] = [
     },
   },
   {
-    name: 'invalid append input is InvalidArgumentError and writes nothing',
+    name: 'invalid append input (and a bad afterSeq on load) is InvalidArgumentError and writes nothing',
     async run(ctx) {
       const { id, before } = await seeded(ctx, 'invalid');
       const good = (): NewMessage => message();
@@ -190,6 +190,13 @@ export const limitChecks: ConformanceCheck[] = [
         'first append with a bad role',
       );
       await assertUnchanged(ctx, fresh, nothing, 'first append with a bad role');
+      for (const afterSeq of [-1, 1.5]) {
+        await expectStoreError(
+          ctx.store.load(id, { afterSeq }),
+          'INVALID_ARGUMENT',
+          `load with afterSeq ${afterSeq}`,
+        );
+      }
     },
   },
   {

@@ -17,6 +17,7 @@ import {
   type SessionRecord,
   type StoreLimits,
   validateAppendInput,
+  validateLoadOptions,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -126,8 +127,10 @@ export function tableStore(
     durable: true,
     limits,
 
-    async load(sessionId, { afterSeq = 0 } = {}) {
+    async load(sessionId, options = {}) {
       validateSessionId(sessionId);
+      validateLoadOptions(options);
+      const afterSeq = options.afterSeq ?? 0;
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row) return null;

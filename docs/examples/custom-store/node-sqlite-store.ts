@@ -20,6 +20,7 @@ import {
   type SessionRecord,
   type StoreLimits,
   validateAppendInput,
+  validateLoadOptions,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -182,8 +183,10 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     durable: true,
     limits: LIMITS,
 
-    async load(sessionId, { afterSeq = 0 } = {}) {
+    async load(sessionId, options = {}) {
       validateSessionId(sessionId);
+      validateLoadOptions(options);
+      const afterSeq = options.afterSeq ?? 0;
       // One read transaction, so the session and its messages are one snapshot.
       db.exec('BEGIN');
       try {

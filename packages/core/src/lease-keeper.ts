@@ -2,11 +2,13 @@ import { LeaseLostError } from './errors.ts';
 import type { AgentStore, LeaseToken } from './store.ts';
 
 /**
- * Renews the run's lease every third of its TTL while the run works. The lease is counted as
- * valid until `ttlMs` after the *sending* of the last successful grant or renewal (never later than
- * the store's own expiry), checked on every tick even while a renewal hangs. When the store says
- * the lease is gone, or it runs out before a renewal succeeds, `onLost` gets a `LeaseLostError`
- * and the run is aborted: fencing would refuse its next append anyway, and handlers should stop.
+ * Renews the run's lease every third of its TTL while the run works. The lease counts as valid
+ * until `ttlMs` after the *sending* of the last successful grant or renewal (never later than the
+ * store's own expiry). The run is aborted with a `LeaseLostError` when the store says the lease is
+ * gone, when renewals keep failing past that point, or when one renewal hangs longer than a whole
+ * TTL (a half-open connection): another worker may hold the lease by then, fencing would refuse
+ * the next append anyway, and handlers should stop. A renewal that is merely slow but succeeds
+ * does not abort the run: an expired lease nobody took over still fences correctly by epoch.
  */
 export function keepLeaseAlive(options: {
   store: AgentStore;
@@ -20,7 +22,7 @@ export function keepLeaseAlive(options: {
   const { store, sessionId, lease, ttlMs, onLost } = options;
   let validUntil = options.grantedAt + ttlMs;
   let stopped = false;
-  let inFlight = false;
+  let inFlightSince: number | null = null;
   let lastError: unknown = null;
 
   const lose = (cause: unknown) => {
@@ -35,11 +37,15 @@ export function keepLeaseAlive(options: {
 
   const tick = () => {
     if (stopped) return;
-    if (Date.now() >= validUntil)
-      return lose(lastError ?? new Error('the lease expired before it could be renewed'));
-    if (inFlight) return;
-    inFlight = true;
-    const sentAt = Date.now();
+    const now = Date.now();
+    if (inFlightSince !== null) {
+      if (now - inFlightSince >= ttlMs)
+        lose(new Error(`a lease renewal has not answered for ${now - inFlightSince} ms`));
+      return;
+    }
+    if (lastError !== null && now >= validUntil) return lose(lastError);
+    inFlightSince = now;
+    const sentAt = now;
     store
       .renewLease(sessionId, { ...lease, ttlMs })
       .then(() => {
@@ -51,7 +57,7 @@ export function keepLeaseAlive(options: {
         else lastError = error; // a passing fault: the next tick retries while the lease is still valid
       })
       .finally(() => {
-        inFlight = false;
+        inFlightSince = null;
       });
   };
 

@@ -8,6 +8,7 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
   validateAppendInput,
+  validateLoadOptions,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -70,6 +71,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     async load(sessionId, loadOptions = {}) {
       assertOpen();
       validateSessionId(sessionId);
+      validateLoadOptions(loadOptions);
       const afterSeq = loadOptions.afterSeq ?? 0;
       // One batch is one round trip and one transaction: the session and its messages agree.
       const [sessions, messages] = await db.batch<SessionRow | MessageRow>([

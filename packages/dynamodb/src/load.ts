@@ -1,9 +1,9 @@
 import {
   CorruptRecordError,
-  InvalidArgumentError,
   type LoadOptions,
   type LoadResult,
   type MessageRecord,
+  validateLoadOptions,
   validateSessionId,
 } from '@agentstore/core';
 import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -71,10 +71,8 @@ export async function loadSession(
   options: LoadOptions = {},
 ): Promise<LoadResult | null> {
   validateSessionId(sessionId);
+  validateLoadOptions(options);
   const afterSeq = options.afterSeq ?? 0;
-  if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
-    throw new InvalidArgumentError({ argument: 'afterSeq', reason: 'must be a non-negative integer' });
-  }
   const items = await queryItems(context, sessionId, afterSeq > 0 ? { from: messageSk(afterSeq + 1) } : {});
   const at = items.findIndex((item) => item[A.sk]?.S === SESSION_SK);
   if (at === -1) return null;

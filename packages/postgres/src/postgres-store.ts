@@ -12,6 +12,7 @@ import {
   SessionBusyError,
   type StoreLimits,
   validateAppendInput,
+  validateLoadOptions,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -142,10 +143,8 @@ export function postgresStore(
     async load(sessionId, loadOptions = {}) {
       assertOpen();
       validateSessionId(sessionId);
+      validateLoadOptions(loadOptions);
       const afterSeq = loadOptions.afterSeq ?? 0;
-      if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
-        throw new InvalidArgumentError({ argument: 'afterSeq', reason: 'must be a non-negative integer' });
-      }
       const { rows } = await query<LoadRow>(sql.load, [sessionId, afterSeq]);
       const first = rows[0];
       if (!first || Number(first.seq) !== 0) return null;

@@ -12,6 +12,7 @@ import {
   type SessionRecord,
   type StoreLimits,
   validateAppendInput,
+  validateLoadOptions,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -131,10 +132,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     async load(sessionId, loadOptions = {}) {
       assertOpen();
       validateSessionId(sessionId);
+      validateLoadOptions(loadOptions);
       const afterSeq = loadOptions.afterSeq ?? 0;
-      if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
-        throw new InvalidArgumentError({ argument: 'afterSeq', reason: 'must be a non-negative integer' });
-      }
       const raw = await loadRaw(sessionId, afterSeq, true);
       if (raw === null) return null;
       const expected = Math.max(0, raw.session.headSeq - afterSeq);

@@ -14,6 +14,7 @@ import {
   type SessionRecord,
   type StoreLimits,
   validateAppendInput,
+  validateLoadOptions,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -255,10 +256,8 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     async load(sessionId, options = {}) {
       const p = ready();
       validateSessionId(sessionId);
+      validateLoadOptions(options);
       const afterSeq = options.afterSeq ?? 0;
-      if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
-        throw new InvalidArgumentError({ argument: 'afterSeq', reason: 'must be a non-negative integer' });
-      }
       return p.load(sessionId, afterSeq);
     },
 
