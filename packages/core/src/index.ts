@@ -12,6 +12,7 @@ export {
 } from './lease-rules.ts';
 export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 export { createInMemoryStore, type MemoryStoreOptions, memoryStore } from './memory-store.ts';
+export { decodeStoredMessage, decodeStoredState } from './record-codec.ts';
 export type {
   JsonValue,
   Lease,

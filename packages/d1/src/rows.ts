@@ -1,8 +1,7 @@
 import {
-  CorruptRecordError,
-  type JsonValue,
+  decodeStoredMessage,
+  decodeStoredState,
   type MessageRecord,
-  ROLES,
   type SessionRecord,
 } from '@agentstore/core';
 
@@ -28,15 +27,7 @@ export interface MessageRow {
 }
 
 export function decodeSession(row: SessionRow): SessionRecord {
-  let state: JsonValue;
-  try {
-    state = JSON.parse(row.state) as JsonValue;
-  } catch (error) {
-    throw new CorruptRecordError(
-      { sessionId: row.id, seq: null, reason: 'state is not valid JSON' },
-      { cause: error },
-    );
-  }
+  const state = decodeStoredState(row.id, row.state);
   return {
     id: row.id,
     agentName: row.agent_name,
@@ -54,28 +45,5 @@ export function decodeSession(row: SessionRow): SessionRecord {
 }
 
 export function decodeMessage(sessionId: string, row: MessageRow): MessageRecord {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(row.body);
-  } catch (error) {
-    throw new CorruptRecordError(
-      { sessionId, seq: row.seq, reason: 'body is not valid JSON' },
-      { cause: error },
-    );
-  }
-  if (!isMessageShaped(parsed)) {
-    throw new CorruptRecordError({ sessionId, seq: row.seq, reason: 'body is not a message object' });
-  }
-  return { ...parsed, seq: row.seq };
-}
-
-function isMessageShaped(value: unknown): value is Omit<MessageRecord, 'seq'> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const m = value as Record<string, unknown>;
-  return (
-    typeof m.id === 'string' &&
-    ROLES.includes(m.role as MessageRecord['role']) &&
-    typeof m.content === 'string' &&
-    typeof m.createdAt === 'string'
-  );
+  return decodeStoredMessage(sessionId, row.seq, row.body);
 }

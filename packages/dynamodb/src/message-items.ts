@@ -1,4 +1,9 @@
-import { CorruptRecordError, type MessageRecord, type NewMessage } from '@agentstore/core';
+import {
+  CorruptRecordError,
+  decodeStoredMessage,
+  type MessageRecord,
+  type NewMessage,
+} from '@agentstore/core';
 import { A } from './attributes.ts';
 import { chunkSk, messageSk, parseSk } from './keys.ts';
 import { PIECE_BYTES } from './limits.ts';
@@ -66,25 +71,7 @@ export function encodeMessage(
 }
 
 function decodeJson(sessionId: string, seq: number, json: string): MessageRecord {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch (error) {
-    throw new CorruptRecordError({ sessionId, seq, reason: 'body is not valid JSON' }, { cause: error });
-  }
-  const message = parsed as Partial<NewMessage> | null;
-  if (
-    typeof message !== 'object' ||
-    message === null ||
-    Array.isArray(message) ||
-    typeof message.id !== 'string' ||
-    typeof message.role !== 'string' ||
-    typeof message.content !== 'string' ||
-    typeof message.createdAt !== 'string'
-  ) {
-    throw new CorruptRecordError({ sessionId, seq, reason: 'body is not a message object' });
-  }
-  return { ...(message as NewMessage), seq };
+  return decodeStoredMessage(sessionId, seq, json);
 }
 
 /**

@@ -1,9 +1,8 @@
 import {
-  CorruptRecordError,
-  type JsonValue,
+  decodeStoredMessage,
+  decodeStoredState,
   type Lease,
   type MessageRecord,
-  ROLES,
   type SessionRecord,
 } from '@agentstore/core';
 
@@ -24,14 +23,6 @@ export interface SessionRow {
   updated_at: string;
 }
 
-function parseJson(text: string, sessionId: string, seq: number | null, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CorruptRecordError({ sessionId, seq, reason: `${what} is not valid JSON` }, { cause: error });
-  }
-}
-
 export function leaseOf(holder: string | null, epoch: Int8, expiresAt: string | null): Lease | null {
   return holder === null ? null : { holder, epoch: Number(epoch), expiresAt: expiresAt ?? '' };
 }
@@ -42,7 +33,7 @@ export function decodeSession(row: SessionRow): SessionRecord {
     agentName: row.agent_name,
     ownerId: row.owner_id,
     tenantId: row.tenant_id,
-    state: parseJson(row.state, row.id, null, 'session state') as JsonValue,
+    state: decodeStoredState(row.id, row.state),
     headSeq: Number(row.head_seq),
     lease: leaseOf(row.lease_holder, row.lease_epoch, row.lease_expires_at),
     createdAt: row.created_at,
@@ -50,23 +41,7 @@ export function decodeSession(row: SessionRow): SessionRecord {
   };
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The stored body is the message's JSON as appended; seq lives in its own column. */
 export function decodeMessage(body: string, sessionId: string, seq: number): MessageRecord {
-  const message = parseJson(body, sessionId, seq, 'message');
-  if (
-    !isRecord(message) ||
-    typeof message.id !== 'string' ||
-    !ROLES.includes(message.role as MessageRecord['role']) ||
-    typeof message.content !== 'string'
-  ) {
-    throw new CorruptRecordError({
-      sessionId,
-      seq,
-      reason: 'message is not an object with id, role and content',
-    });
-  }
-  return { ...(message as unknown as MessageRecord), seq };
+  return decodeStoredMessage(sessionId, seq, body);
 }

@@ -1,4 +1,10 @@
-import { CorruptRecordError, type JsonValue, type MessageRecord, type SessionRecord } from '@agentstore/core';
+import {
+  CorruptRecordError,
+  decodeStoredMessage,
+  type JsonValue,
+  type MessageRecord,
+  type SessionRecord,
+} from '@agentstore/core';
 
 /** HGETALL as a flat [field, value, …] array (what a Lua script returns) → field map. */
 export function fieldsOf(flat: unknown): Map<string, string> {
@@ -70,20 +76,7 @@ export function decodeSession(sessionId: string, fields: Map<string, string>): S
 
 /** Decodes one stored message; it must be a JSON object carrying the seq its position implies. */
 export function decodeMessage(sessionId: string, seq: number, text: unknown): MessageRecord {
-  let value: unknown;
-  try {
-    value = JSON.parse(String(text));
-  } catch (error) {
-    throw new CorruptRecordError({ sessionId, seq, reason: 'invalid JSON' }, { cause: error });
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new CorruptRecordError({ sessionId, seq, reason: 'not a JSON object' });
-  }
-  const record = value as Partial<MessageRecord>;
-  if (record.seq !== seq || typeof record.id !== 'string' || typeof record.role !== 'string') {
-    throw new CorruptRecordError({ sessionId, seq, reason: 'seq, id or role does not match its position' });
-  }
-  return record as MessageRecord;
+  return decodeStoredMessage(sessionId, seq, String(text));
 }
 
 export function encodeMessage(message: Omit<MessageRecord, 'seq'>, seq: number): string {

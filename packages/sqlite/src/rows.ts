@@ -1,4 +1,10 @@
-import { CorruptRecordError, type JsonValue, type MessageRecord, type SessionRecord } from '@agentstore/core';
+import {
+  CorruptRecordError,
+  decodeStoredMessage,
+  decodeStoredState,
+  type MessageRecord,
+  type SessionRecord,
+} from '@agentstore/core';
 
 /** A row of the sessions table as better-sqlite3 returns it. */
 export interface SessionRow {
@@ -22,15 +28,7 @@ export interface MessageRow {
 }
 
 export function decodeSession(row: SessionRow): SessionRecord {
-  let state: JsonValue;
-  try {
-    state = JSON.parse(row.state) as JsonValue;
-  } catch (error) {
-    throw new CorruptRecordError(
-      { sessionId: row.id, seq: null, reason: 'state is not valid JSON' },
-      { cause: error },
-    );
-  }
+  const state = decodeStoredState(row.id, row.state);
   if (row.lease_holder !== null && row.lease_expires_at === null) {
     throw new CorruptRecordError({ sessionId: row.id, seq: null, reason: 'lease has no expiry' });
   }
@@ -52,16 +50,5 @@ export function decodeSession(row: SessionRow): SessionRecord {
 
 /** The stored JSON is the message as appended; `seq` comes from the key column. */
 export function decodeMessage(sessionId: string, row: MessageRow): MessageRecord {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(row.message);
-  } catch (error) {
-    throw new CorruptRecordError({ sessionId, seq: row.seq, reason: 'invalid JSON' }, { cause: error });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new CorruptRecordError({ sessionId, seq: row.seq, reason: 'not a JSON object' });
-  }
-  const message = parsed as MessageRecord;
-  message.seq = row.seq;
-  return message;
+  return decodeStoredMessage(sessionId, row.seq, row.message);
 }
