@@ -1,4 +1,5 @@
 export * from './d1.ts';
+export * from './drop-proxy.ts';
 export * from './dynamodb.ts';
 export * from './postgres.ts';
 export * from './process-tools.ts';

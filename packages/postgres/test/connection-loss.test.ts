@@ -1,9 +1,9 @@
+import { type DropProxy, startDropProxy } from '@agentstore/conformance/launchers';
 import { AgentStoreError, defineAgent, run, SeqConflictError, tool } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresStore, postgresStore } from '../src/index.ts';
-import { type DropProxy, startDropProxy } from './drop-proxy.ts';
 import { init, message, uniqueId, usePostgres } from './harness.ts';
 
 const server = usePostgres('loss');
@@ -27,8 +27,12 @@ describe('connection loss during an append', () => {
   let store: PostgresStore;
 
   beforeAll(async () => {
-    proxy = await startDropProxy(server.url);
-    proxied = new pg.Pool({ connectionString: proxy.url, max: 1 });
+    const upstream = new URL(server.url);
+    proxy = await startDropProxy(upstream.hostname, Number(upstream.port));
+    const viaProxy = new URL(server.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    proxied = new pg.Pool({ connectionString: viaProxy.toString(), max: 1 });
     proxied.on('error', () => {});
     store = postgresStore({ pool: proxied }, { schema: server.schema });
     await store.migrate();

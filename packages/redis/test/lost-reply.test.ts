@@ -1,10 +1,14 @@
-import { type LaunchedRedis, launchRedis } from '@agentstore/conformance/launchers';
+import {
+  type DropProxy,
+  type LaunchedRedis,
+  launchRedis,
+  startDropProxy,
+} from '@agentstore/conformance/launchers';
 import { SeqConflictError } from '@agentstore/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';
 import { redisCapabilities } from '../src/testing/capabilities.ts';
-import { type DropProxy, startDropProxy } from './drop-proxy.ts';
 import { init, msg, uniquePrefix } from './helpers.ts';
 
 let server: LaunchedRedis;

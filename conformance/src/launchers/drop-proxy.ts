@@ -1,9 +1,9 @@
 import { connect, createServer, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of Redis that can lose the server's answer to the next command: the
- * command reaches Redis and runs, but the client only sees its connection drop — the
- * "ack lost after commit" case.
+ * A TCP proxy in front of a database server that can lose the server's answer to the next
+ * request: the request reaches the server and runs to completion, but the client only sees its
+ * connection drop — the "ack lost after commit" case an append must survive by re-reading.
  */
 export interface DropProxy {
   port: number;
