@@ -9,7 +9,11 @@ import type { AgentStore, LeaseToken } from './store.ts';
  * TTL (a half-open connection): another worker may hold the lease by then, fencing would refuse
  * the next append anyway, and handlers should stop. A renewal that is merely slow but succeeds
  * does not abort the run: an expired lease nobody took over still fences correctly by epoch.
+ * TTLs under `MIN_PATIENCE_MS` (test settings) get that much patience, so a loaded machine's
+ * slow round trip is not mistaken for a lost lease.
  */
+const MIN_PATIENCE_MS = 5_000;
+
 export function keepLeaseAlive(options: {
   store: AgentStore;
   sessionId: string;
@@ -20,7 +24,9 @@ export function keepLeaseAlive(options: {
   onLost: (error: LeaseLostError) => void;
 }): { stop(): void } {
   const { store, sessionId, lease, ttlMs, onLost } = options;
-  let validUntil = options.grantedAt + ttlMs;
+  const patienceMs = Math.max(ttlMs, MIN_PATIENCE_MS);
+  // When the last successful grant or renewal was sent: the lease is ours until ttlMs after it.
+  let confirmedAt = options.grantedAt;
   let stopped = false;
   let inFlightSince: number | null = null;
   let lastError: unknown = null;
@@ -39,17 +45,18 @@ export function keepLeaseAlive(options: {
     if (stopped) return;
     const now = Date.now();
     if (inFlightSince !== null) {
-      if (now - inFlightSince >= ttlMs)
+      if (now - inFlightSince >= patienceMs) {
         lose(new Error(`a lease renewal has not answered for ${now - inFlightSince} ms`));
+      }
       return;
     }
-    if (lastError !== null && now >= validUntil) return lose(lastError);
+    if (lastError !== null && now - confirmedAt >= patienceMs) return lose(lastError);
     inFlightSince = now;
     const sentAt = now;
     store
       .renewLease(sessionId, { ...lease, ttlMs })
       .then(() => {
-        validUntil = sentAt + ttlMs;
+        confirmedAt = sentAt;
         lastError = null;
       })
       .catch((error: unknown) => {
