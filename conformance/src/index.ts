@@ -1,3 +1,7 @@
+/**
+ * The conformance kit: contract specs, crash matrix, perf gates.
+ * @module @agentstore/conformance
+ */
 export {
   assertContiguous,
   assertUnchanged,

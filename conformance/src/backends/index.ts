@@ -1,3 +1,7 @@
+/**
+ * Open any installed adapter on a launched server, from any process.
+ * @module @agentstore/conformance/backends
+ */
 export { importAdapterTesting } from './adapter-module.ts';
 export {
   BACKEND_NAMES,

@@ -1,3 +1,7 @@
+/**
+ * Real-server launchers for tests and benchmarks.
+ * @module @agentstore/conformance/launchers
+ */
 export * from './d1.ts';
 export * from './drop-proxy.ts';
 export * from './dynamodb.ts';

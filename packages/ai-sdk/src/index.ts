@@ -1,3 +1,7 @@
+/**
+ * Any Vercel AI SDK language model as the run's LLM.
+ * @module @agentstore/ai-sdk
+ */
 export { ToolSchemaConversionError, UnsupportedModelError } from './errors.ts';
 export {
   type AiSdkCallSettings,

@@ -1,3 +1,7 @@
+/**
+ * The AgentStore contract, typed errors and the crash-safe run loop.
+ * @module @agentstore/core
+ */
 export { type AgentConfig, type AgentDefinition, defineAgent } from './agent.ts';
 export type { ApprovalDecision, PendingApproval } from './approvals.ts';
 export * from './errors.ts';

@@ -1,3 +1,7 @@
+/**
+ * PostgreSQL (pg) store with one-round-trip appends.
+ * @module @agentstore/postgres
+ */
 export type { MigrateResult } from './migrate.ts';
 export {
   DEFAULT_SCHEMA,

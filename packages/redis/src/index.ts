@@ -1,3 +1,7 @@
+/**
+ * Redis (ioredis) store with atomic Lua appends.
+ * @module @agentstore/redis
+ */
 export type {
   DurabilityReport,
   RedisStoreWarning,

@@ -1,3 +1,7 @@
+/**
+ * SQLite (better-sqlite3) store.
+ * @module @agentstore/sqlite
+ */
 export {
   DEFAULT_BUSY_TIMEOUT_MS,
   DEFAULT_TABLE_PREFIX,

@@ -1,3 +1,7 @@
+/**
+ * Scripted models, fault-injecting stores and store targets for tests.
+ * @module @agentstore/core/testing
+ */
 import { createInMemoryStore, type MemoryStoreOptions } from '../memory-store.ts';
 import type { AgentStore } from '../store.ts';
 
