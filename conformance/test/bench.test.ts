@@ -234,7 +234,15 @@ describe('agentstore-bench CLI', () => {
     expect(report.options.concurrency).toEqual([1, 4]);
     expect(report.stores.map((s) => s.status)).toEqual(['skipped', 'ok']);
     expectComplete(report.stores[1] as MeasuredStore, report, true);
-    for (const key of ['cpuModel', 'cpuCount', 'totalMemoryBytes', 'os', 'arch', 'node'] as const) {
+    for (const key of [
+      'cpuModel',
+      'cpuCount',
+      'totalMemoryBytes',
+      'os',
+      'arch',
+      'node',
+      'loadAverage',
+    ] as const) {
       expect(report.machine[key]).toBeTruthy();
     }
     expectChart(readFileSync(chart, 'utf8'), ['sqlite']);

@@ -53,6 +53,7 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
   const options = resolveBenchOptions(input);
   const { signal, onProgress } = hooks;
   const startedAt = new Date().toISOString();
+  const machine = machineInfo();
   const started = performance.now();
   const phases = measurePhases(options);
   const stores: StoreResult[] = [];
@@ -105,7 +106,7 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
     startedAt,
     durationMs: round(performance.now() - started),
     note: REPORT_NOTE,
-    machine: machineInfo(),
+    machine,
     options,
     stores,
   };
