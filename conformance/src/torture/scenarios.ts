@@ -218,6 +218,13 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
       (line) => line.t === 'ack' && line.headSeq >= takeoverHead,
     ).length;
     if (staleAcksAfter) extra.push(`the stale worker appended ${staleAcksAfter} times after the takeover`);
+    // The takeover found the stopped call open: with neither retry nor reconcile it must not run it again.
+    const stored = (await ctx.store.load(sessionId))?.messages ?? [];
+    const settled = stored.find((m) => m.role === 'tool' && m.toolCallId === stoppedCall);
+    if (stoppedCall && settled?.kind !== 'tool-durability-error')
+      extra.push(
+        `the stopped notify ${stoppedCall} was settled as ${settled ? (settled.kind ?? 'a handler result') : 'nothing'}`,
+      );
     const epochOf = (lines: WorkerLine[]) =>
       lines.flatMap((line) => (line.t === 'lease' ? [line.epoch] : []))[0];
     const staleEpoch = epochOf(woken.lines);
