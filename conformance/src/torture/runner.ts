@@ -58,7 +58,7 @@ export interface ScenarioSummary {
 export interface StoreReport {
   store: string;
   describe: string;
-  /** A clean run's duration here, worker ready → done (kill delays are drawn over it). */
+  /** A clean run's duration here, worker ready → done: kill delays are drawn over it (the shortest seen). */
   calibratedRunMs: number;
   crash: ScenarioSummary;
   race: Array<ScenarioSummary & { racers: number; racersCompleted: number; racersThatAppended: number }>;

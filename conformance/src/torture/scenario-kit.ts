@@ -16,7 +16,7 @@ export interface StoreContext {
   seed: number;
   /** Keeps session ids unique across invocations on a shared (AGENTSTORE_*_URL) server. */
   nonce: string;
-  /** A clean run's duration (worker ready → done): kill delays are drawn over it. */
+  /** A clean run's duration (worker ready → done): kill delays are drawn over it. Only shrinks. */
   runMs: number;
   cwd?: string;
 }
