@@ -15,6 +15,7 @@ export async function redisTestTarget(options: {
   name?: string;
 }): Promise<OpenTestTarget> {
   const keyPrefix = options.keyPrefix ?? `agentstore-test-${crypto.randomUUID().slice(0, 8)}:`;
+  const ownsPrefix = options.keyPrefix === undefined;
   const client = new Redis(options.url, { lazyConnect: false });
   return {
     name: options.name ?? 'redis',
@@ -28,6 +29,15 @@ export async function redisTestTarget(options: {
       return `Redis ${version} (ioredis), appendfsync ${aof ?? 'unknown'}`;
     },
     async close() {
+      // A target that made its prefix removes what it wrote, so a shared server is left clean.
+      if (ownsPrefix) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await client.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 500);
+          if (keys.length) await client.unlink(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      }
       await client.quit();
     },
   };
