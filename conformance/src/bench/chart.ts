@@ -11,6 +11,10 @@ const ASIDE_X = PLOT_LEFT + PLOT_WIDTH + 90;
 const COLORS = { store: '#2563eb', floor: '#9ca3af' };
 const LEVEL_COLORS = ['#0f766e', '#14b8a6', '#5eead4', '#a16207', '#eab308', '#fde047'];
 
+/** Read by screen readers and shown as a tooltip. */
+const CHART_TITLE =
+  'agentstore benchmark: append p50 against the raw driver floor, and steps per second by concurrency, per store';
+
 export const escapeXml = (text: string): string =>
   text
     .replaceAll('&', '&amp;')
@@ -195,7 +199,8 @@ export function renderChart(report: BenchReport): string {
   const height = y + footer.length * 16 + 10;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" role="img">`,
+    `<title>${CHART_TITLE}</title>`,
     '<style>',
     '.title{font-size:18px;font-weight:600;fill:#111827}',
     '.subtitle,.footer{font-size:11px;fill:#4b5563}',
