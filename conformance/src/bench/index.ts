@@ -1,3 +1,7 @@
+/**
+ * agentstore-bench as a library: measure stores side by side, render the table and the chart.
+ * @module @agentstore/conformance/bench
+ */
 export { renderChart } from './chart.ts';
 export { type CountedBackend, countStoreCalls, openCountedBackend } from './counted/index.ts';
 export { formatBytes, formatCount, formatMicros, formatRatio } from './format.ts';
