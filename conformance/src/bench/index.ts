@@ -36,5 +36,11 @@ export { type BenchHooks, type BenchProgress, runBench } from './run-bench.ts';
 export { type InterleavedSampling, sampleInterleaved, type TimedSide } from './sampler.ts';
 export { type LatencyStats, latencyStats, median, percentile } from './stats.ts';
 export { formatTable } from './table.ts';
-export { compareVariants, formatVariants, machineLine, type VariantResult } from './variants.ts';
+export {
+  compareVariants,
+  formatVariants,
+  machineLine,
+  storeAndFloorVariants,
+  type VariantResult,
+} from './variants.ts';
 export { MIN_PAYLOAD_BYTES } from './workload.ts';

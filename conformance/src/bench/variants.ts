@@ -1,3 +1,5 @@
+import type { AgentStore, MessageRecord, NewMessage } from '@agentstore/core';
+import type { RawAppendFloor } from '@agentstore/core/testing';
 import { describeMachine, machineInfo } from './machine.ts';
 import { sampleInterleaved } from './sampler.ts';
 import { latencyStats } from './stats.ts';
@@ -52,3 +54,34 @@ export function formatVariants(title: string, results: VariantResult[]): string 
 
 /** One line naming the machine a script's figures came from. */
 export const machineLine = (): string => `Machine: ${describeMachine(machineInfo())}`;
+
+/**
+ * The two variants every adapter bench starts from: `store.append` and the raw floor's append of
+ * the same rows, each on a session of its own that it creates. Add the adapter's own variants.
+ */
+export async function storeAndFloorVariants(
+  store: AgentStore,
+  floor: RawAppendFloor,
+  batch: () => NewMessage[],
+  labels: { store: string; floor: string },
+): Promise<Record<string, () => Promise<unknown>>> {
+  const id = crypto.randomUUID();
+  const heads = { store: 0, floor: 0 };
+  for (const side of ['store', 'floor'] as const) {
+    heads[side] = (
+      await store.append(`${side}-${id}`, { expectedSeq: 0, messages: batch(), lease: null })
+    ).headSeq;
+  }
+  return {
+    [labels.store]: async () => {
+      heads.store = (
+        await store.append(`store-${id}`, { expectedSeq: heads.store, messages: batch(), lease: null })
+      ).headSeq;
+    },
+    [labels.floor]: async () => {
+      const records: MessageRecord[] = batch().map((m, i) => ({ ...m, seq: heads.floor + 1 + i }));
+      await floor.append(`floor-${id}`, heads.floor, records);
+      heads.floor += records.length;
+    },
+  };
+}

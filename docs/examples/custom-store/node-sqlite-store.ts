@@ -7,17 +7,19 @@ import {
   appendLeaseMatches,
   CorruptRecordError,
   canAcquireLease,
+  decodeSessionColumns,
   expiryIso,
   InvalidArgumentError,
   type Lease,
   LeaseLostError,
+  leaseFromColumns,
   type MessageRecord,
   ownerMatches,
   retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
-  type SessionRecord,
+  type SessionColumns,
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
@@ -62,19 +64,7 @@ export function openDatabase(path: string): DatabaseSync {
   return db;
 }
 
-interface SessionRow {
-  id: string;
-  agent_name: string;
-  owner_id: string | null;
-  tenant_id: string | null;
-  state: string;
-  head_seq: number;
-  lease_holder: string | null;
-  lease_epoch: number;
-  lease_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type SessionRow = SessionColumns & { head_seq: number; lease_epoch: number };
 
 interface MessageRow {
   seq: number;
@@ -87,32 +77,10 @@ interface MessageRow {
 const LIMITS: StoreLimits = { maxMessageBytes: 1024 * 1024, maxMessagesPerAppend: 500 };
 
 const leaseOf = (row: SessionRow): Lease | null =>
-  row.lease_holder === null
-    ? null
-    : { holder: row.lease_holder, epoch: row.lease_epoch, expiresAt: row.lease_expires_at! };
+  leaseFromColumns(row.id, row.lease_holder, row.lease_epoch, row.lease_expires_at);
 
-function decodeSession(row: SessionRow): SessionRecord {
-  let state: SessionRecord['state'];
-  try {
-    state = JSON.parse(row.state);
-  } catch (error) {
-    throw new CorruptRecordError(
-      { sessionId: row.id, seq: null, reason: 'state is not JSON' },
-      { cause: error },
-    );
-  }
-  return {
-    id: row.id,
-    agentName: row.agent_name,
-    ownerId: row.owner_id,
-    tenantId: row.tenant_id,
-    state,
-    headSeq: row.head_seq,
-    lease: leaseOf(row),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+// The session columns follow core's SQL layout, so core decodes them (bad JSON → CorruptRecordError).
+const decodeSession = decodeSessionColumns;
 
 function decodeMessage(sessionId: string, row: MessageRow): MessageRecord {
   try {

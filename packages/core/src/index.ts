@@ -16,7 +16,13 @@ export {
 } from './lease-rules.ts';
 export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 export { createInMemoryStore, type MemoryStoreOptions, memoryStore } from './memory-store.ts';
-export { decodeStoredMessage, decodeStoredState } from './record-codec.ts';
+export {
+  decodeSessionColumns,
+  decodeStoredMessage,
+  decodeStoredState,
+  leaseFromColumns,
+  type SessionColumns,
+} from './record-codec.ts';
 export type {
   JsonValue,
   Lease,

@@ -1,5 +1,5 @@
 import { CorruptRecordError } from './errors.ts';
-import { type JsonValue, type MessageRecord, ROLES } from './records.ts';
+import { type JsonValue, type Lease, type MessageRecord, ROLES, type SessionRecord } from './records.ts';
 
 /**
  * For adapters that store a message as the JSON text `validateAppendInput` returned: parses it
@@ -49,4 +49,50 @@ export function decodeStoredState(sessionId: string, json: string): JsonValue {
       { cause: error },
     );
   }
+}
+
+/**
+ * A session row in the column layout every SQL adapter uses (snake_case columns, state as JSON
+ * text). Integer columns may arrive as strings (pg's `bigint`) and are converted with Number.
+ */
+export interface SessionColumns {
+  id: string;
+  agent_name: string;
+  owner_id: string | null;
+  tenant_id: string | null;
+  state: string;
+  head_seq: number | string;
+  lease_holder: string | null;
+  lease_epoch: number | string;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A held lease from its columns; a holder without an expiry is a corrupt session row. */
+export function leaseFromColumns(
+  sessionId: string,
+  holder: string | null,
+  epoch: number | string,
+  expiresAt: string | null,
+): Lease | null {
+  if (holder === null) return null;
+  if (expiresAt === null)
+    throw new CorruptRecordError({ sessionId, seq: null, reason: 'the lease has no expiry' });
+  return { holder, epoch: Number(epoch), expiresAt };
+}
+
+/** Decodes a `SessionColumns` row into the record; bad state or lease is a `CorruptRecordError`. */
+export function decodeSessionColumns(row: SessionColumns): SessionRecord {
+  return {
+    id: row.id,
+    agentName: row.agent_name,
+    ownerId: row.owner_id,
+    tenantId: row.tenant_id,
+    state: decodeStoredState(row.id, row.state),
+    headSeq: Number(row.head_seq),
+    lease: leaseFromColumns(row.id, row.lease_holder, row.lease_epoch, row.lease_expires_at),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

@@ -4,9 +4,14 @@
 // all alike. DynamoDB Local costs ~1 ms per call here; real DynamoDB is a network service with
 // different (higher, steadier) latencies, so read the ratio, not the absolute figures.
 // Run: pnpm --filter @agentstore/dynamodb bench   (in-memory and file-backed; ~1 min)
-import { compareVariants, formatVariants, machineLine } from '@agentstore/conformance/bench';
+import {
+  compareVariants,
+  formatVariants,
+  machineLine,
+  storeAndFloorVariants,
+} from '@agentstore/conformance/bench';
 import { launchDynamoDb } from '@agentstore/conformance/launchers';
-import type { MessageRecord, NewMessage } from '@agentstore/core';
+import type { NewMessage } from '@agentstore/core';
 import { DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { appendToken, buildAppendTransaction } from '../src/append-transaction.ts';
 import { createTable, dynamodbStore } from '../src/index.ts';
@@ -38,22 +43,15 @@ async function benchServer(persist: boolean) {
   const floor = dynamodbCapabilities(client, TABLE).floor;
   const context = { client, tableName: TABLE, ttlSeconds: null };
 
-  const sessions = { store: `store-${persist}`, floor: `floor-${persist}`, tx: `tx-${persist}` };
-  for (const id of Object.values(sessions))
-    await store.append(id, { expectedSeq: 0, messages: batch(), lease: null });
-  const heads = { store: 3, floor: 3, tx: 3 };
+  const sessions = { tx: `tx-${persist}` };
+  await store.append(sessions.tx, { expectedSeq: 0, messages: batch(), lease: null });
+  const heads = { tx: 3 };
 
   const variants = {
-    'dynamodbStore.append': async () => {
-      heads.store = (
-        await store.append(sessions.store, { expectedSeq: heads.store, messages: batch(), lease: null })
-      ).headSeq;
-    },
-    'floor: hand-written transaction': async () => {
-      const records: MessageRecord[] = batch().map((m, i) => ({ ...m, seq: heads.floor + 1 + i }));
-      await floor.append(sessions.floor, heads.floor, records);
-      heads.floor += 3;
-    },
+    ...(await storeAndFloorVariants(store, floor, batch, {
+      store: 'dynamodbStore.append',
+      floor: 'floor: hand-written transaction',
+    })),
     // The adapter's own transaction, built and sent directly: the store minus validation and
     // error mapping, to show where the time goes.
     'adapter transaction only': async () => {

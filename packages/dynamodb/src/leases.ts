@@ -137,6 +137,24 @@ export async function renewLease(
   const expiresAt = expiryIso(nowMs, ttlMs);
   const ttl = ttlValue(context, nowMs);
   const update = `SET #leaseExpiresAt = :expires${ttl === null ? '' : ', #ttl = :ttl'}`;
+  const values = { ':expires': { S: expiresAt }, ...(ttl === null ? {} : { ':ttl': { N: String(ttl) } }) };
+  if (!(await updateHeldLease(context, sessionId, { holder, epoch }, update, values))) {
+    throw new LeaseLostError({ sessionId, holder, epoch });
+  }
+  return { expiresAt };
+}
+
+/**
+ * Applies `update` to the session item only while `token` holds its lease (one conditional
+ * UpdateItem); false when the holder or epoch no longer match.
+ */
+async function updateHeldLease(
+  context: StoreContext,
+  sessionId: string,
+  { holder, epoch }: LeaseToken,
+  update: string,
+  values: Record<string, AttributeValue>,
+): Promise<boolean> {
   const condition = '#leaseHolder = :holder AND #leaseEpoch = :epoch';
   try {
     await context.client.send(
@@ -146,17 +164,12 @@ export async function renewLease(
         UpdateExpression: update,
         ConditionExpression: condition,
         ExpressionAttributeNames: namesIn(update, condition),
-        ExpressionAttributeValues: {
-          ':expires': { S: expiresAt },
-          ':holder': { S: holder },
-          ':epoch': { N: String(epoch) },
-          ...(ttl === null ? {} : { ':ttl': { N: String(ttl) } }),
-        },
+        ExpressionAttributeValues: { ...values, ':holder': { S: holder }, ':epoch': { N: String(epoch) } },
       }),
     );
-    return { expiresAt };
+    return true;
   } catch (error) {
-    if (isConditionFailure(error)) throw new LeaseLostError({ sessionId, holder, epoch });
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }
@@ -169,22 +182,12 @@ export async function releaseLease(
 ): Promise<{ released: boolean }> {
   validateSessionId(sessionId);
   if (!isToken(holder, epoch)) return { released: false };
-  const update = 'REMOVE #leaseHolder, #leaseExpiresAt';
-  const condition = '#leaseHolder = :holder AND #leaseEpoch = :epoch';
-  try {
-    await context.client.send(
-      new UpdateItemCommand({
-        TableName: context.tableName,
-        Key: sessionKey(sessionId),
-        UpdateExpression: update,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: namesIn(update, condition),
-        ExpressionAttributeValues: { ':holder': { S: holder }, ':epoch': { N: String(epoch) } },
-      }),
-    );
-    return { released: true };
-  } catch (error) {
-    if (isConditionFailure(error)) return { released: false };
-    throw error;
-  }
+  const released = await updateHeldLease(
+    context,
+    sessionId,
+    { holder, epoch },
+    'REMOVE #leaseHolder, #leaseExpiresAt',
+    {},
+  );
+  return { released };
 }

@@ -2,9 +2,14 @@
 // WATCH/MULTI/EXEC alternative to the Lua script. 3 × 300-byte messages per append, each
 // variant on its own sessions, variants interleaved round-robin so noise hits all alike.
 // Run: pnpm --filter @agentstore/redis bench   (AOF always and AOF off; ~1 min)
-import { compareVariants, formatVariants, machineLine } from '@agentstore/conformance/bench';
+import {
+  compareVariants,
+  formatVariants,
+  machineLine,
+  storeAndFloorVariants,
+} from '@agentstore/conformance/bench';
 import { launchRedis } from '@agentstore/conformance/launchers';
-import type { MessageRecord, NewMessage } from '@agentstore/core';
+import type { NewMessage } from '@agentstore/core';
 import { Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { APPEND_LUA } from '../src/scripts.ts';
@@ -57,25 +62,19 @@ async function benchServer(aof: 'always' | 'off') {
   const info = await client.info('server');
   const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '?';
 
-  const heads = { store: 0, floor: 0, watch: 0, script: 0 };
+  const heads = { watch: 0, script: 0 };
   const appendSha = String(await client.script('LOAD', APPEND_LUA));
-  const sessions = { store: 'store', floor: 'floor', watch: 'watch', script: 'script' };
+  const sessions = { watch: 'watch', script: 'script' };
   for (const id of Object.values(sessions)) {
     await store.append(id, { expectedSeq: 0, messages: batch(), lease: null });
   }
-  heads.store = heads.floor = heads.watch = heads.script = 3;
+  heads.watch = heads.script = 3;
 
   const variants = {
-    'redisStore.append (EVALSHA)': async () => {
-      heads.store = (
-        await store.append(sessions.store, { expectedSeq: heads.store, messages: batch(), lease: null })
-      ).headSeq;
-    },
-    'floor: hand-written Lua': async () => {
-      const records: MessageRecord[] = batch().map((m, i) => ({ ...m, seq: heads.floor + 1 + i }));
-      await floor.append(sessions.floor, heads.floor, records);
-      heads.floor += 3;
-    },
+    ...(await storeAndFloorVariants(store, floor, batch, {
+      store: 'redisStore.append (EVALSHA)',
+      floor: 'floor: hand-written Lua',
+    })),
     // The adapter's own script with its arguments prebuilt: the store minus its JS work
     // (core's validateAppendInput, encoding), to show where the time goes.
     'adapter script only': async () => {
