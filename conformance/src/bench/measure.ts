@@ -374,7 +374,10 @@ export async function measureBackend(
       durationMs: round(performance.now() - started),
     };
   } finally {
-    await counted?.close().catch(() => {});
-    await (target.destroyStore ? target.destroyStore(store) : store.close());
+    try {
+      await counted?.close();
+    } finally {
+      await (target.destroyStore ? target.destroyStore(store) : store.close());
+    }
   }
 }

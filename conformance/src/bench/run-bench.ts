@@ -95,7 +95,15 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
       stores.push({ store: name, status: 'failed', reason });
       emit('failed', 1, 1, reason);
     } finally {
-      await backend.close().catch(() => {});
+      // A backend that cannot be closed (a server left running) is reported, not hidden.
+      await backend.close().catch((error: unknown) => {
+        emit(
+          'failed',
+          1,
+          1,
+          `closing the backend failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
       removeTempData(backend);
     }
   }

@@ -266,9 +266,15 @@ async function tortureStore(
       durationMs: Math.round(performance.now() - started),
     };
   } finally {
-    await store.close().catch(() => {});
-    await ledger.close();
-    await backend.close();
+    try {
+      await store.close();
+    } finally {
+      try {
+        await ledger.close();
+      } finally {
+        await backend.close();
+      }
+    }
   }
 }
 
