@@ -1,7 +1,7 @@
 // One torture worker process: reopens the backend from its handle, runs the torture agent on one
 // session to completion (or until it is killed), and reports every acknowledged append.
 import { writeSync } from 'node:fs';
-import { type AgentStore, LeaseLostError, type LeaseToken, run, SeqConflictError } from '@agentstore/core';
+import { type AgentStore, isAgentStoreError, type LeaseToken, run } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
 import { reopenBackend } from '../backends/index.ts';
 import { TORTURE_MESSAGE_ID, TORTURE_SCRIPT, tortureAgent } from './agent.ts';
@@ -89,7 +89,7 @@ async function main(config: WorkerConfig): Promise<number> {
       code: codeOf(error),
       message: error instanceof Error ? error.message : String(error),
     });
-    const refused = error instanceof LeaseLostError || error instanceof SeqConflictError;
+    const refused = isAgentStoreError(error, 'LEASE_LOST', 'SEQ_CONFLICT');
     if (config.probeAfterLeaseLost && refused && lease.current) {
       report({ t: 'probe', result: await probe(raw, config, lease.current) });
     }

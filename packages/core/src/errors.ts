@@ -1,3 +1,5 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+
 /** Base of every error agentstore throws on purpose. `code` is a literal per class. */
 export abstract class AgentStoreError extends Error {
   abstract readonly code: string;
@@ -202,13 +204,14 @@ export class InvalidArgumentError extends AgentStoreError {
 
 /** Errors that prove an append did not commit; anything else leaves the outcome unknown. */
 export function isDefiniteAppendFailure(error: unknown): boolean {
-  return (
-    error instanceof SeqConflictError ||
-    error instanceof LeaseLostError ||
-    error instanceof PayloadTooLargeError ||
-    error instanceof InvalidArgumentError ||
-    error instanceof SessionAccessDeniedError ||
-    error instanceof SessionNotFoundError
+  return isAgentStoreError(
+    error,
+    'SEQ_CONFLICT',
+    'LEASE_LOST',
+    'PAYLOAD_TOO_LARGE',
+    'INVALID_ARGUMENT',
+    'SESSION_ACCESS_DENIED',
+    'SESSION_NOT_FOUND',
   );
 }
 
@@ -243,3 +246,72 @@ export class InvalidApprovalError extends AgentStoreError {
     this.reason = facts.reason;
   }
 }
+
+/** A tool's input or output failed its Standard Schema; `issues` are the schema's own. */
+export class SchemaValidationError extends AgentStoreError {
+  readonly code = 'SCHEMA_VALIDATION' as const;
+  readonly issues: ReadonlyArray<StandardSchemaV1.Issue>;
+  constructor(what: string, issues: ReadonlyArray<StandardSchemaV1.Issue>) {
+    const details = issues
+      .map((issue) => {
+        const path = issue.path?.map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.');
+        return path ? `${path}: ${issue.message}` : issue.message;
+      })
+      .join('; ');
+    super(`${what} is invalid: ${details}`);
+    this.issues = issues;
+  }
+}
+
+/** Every error class agentstore throws, keyed by its literal `code`. */
+export interface AgentStoreErrorsByCode {
+  SEQ_CONFLICT: SeqConflictError;
+  LEASE_LOST: LeaseLostError;
+  SESSION_BUSY: SessionBusyError;
+  SESSION_NOT_FOUND: SessionNotFoundError;
+  SESSION_ACCESS_DENIED: SessionAccessDeniedError;
+  MEMORY_STORE_NOT_DURABLE: MemoryStoreNotDurableError;
+  PAYLOAD_TOO_LARGE: PayloadTooLargeError;
+  CORRUPT_RECORD: CorruptRecordError;
+  TOOL_DURABILITY: ToolDurabilityError;
+  APPEND_OUTCOME_UNKNOWN: AppendOutcomeUnknownError;
+  INVALID_ARGUMENT: InvalidArgumentError;
+  APPROVAL_REQUIRED: ApprovalRequiredError;
+  INVALID_APPROVAL: InvalidApprovalError;
+  SCHEMA_VALIDATION: SchemaValidationError;
+}
+
+export type AgentStoreErrorCode = keyof AgentStoreErrorsByCode;
+
+/**
+ * Recognises an agentstore error by its `code`, never by `instanceof`: an app with two installed
+ * copies of `@agentstore/core` (an adapter built against another version) gets the same answer.
+ * With no codes, any agentstore error matches; with several, any one of them.
+ */
+export function isAgentStoreError<C extends AgentStoreErrorCode>(
+  error: unknown,
+  ...codes: C[]
+): error is AgentStoreErrorsByCode[C] {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !(error instanceof Error || 'message' in error)) return false;
+  if (codes.length === 0) return KNOWN_CODES.has(code);
+  return (codes as string[]).includes(code);
+}
+
+const KNOWN_CODES: ReadonlySet<string> = new Set<AgentStoreErrorCode>([
+  'SEQ_CONFLICT',
+  'LEASE_LOST',
+  'SESSION_BUSY',
+  'SESSION_NOT_FOUND',
+  'SESSION_ACCESS_DENIED',
+  'MEMORY_STORE_NOT_DURABLE',
+  'PAYLOAD_TOO_LARGE',
+  'CORRUPT_RECORD',
+  'TOOL_DURABILITY',
+  'APPEND_OUTCOME_UNKNOWN',
+  'INVALID_ARGUMENT',
+  'APPROVAL_REQUIRED',
+  'INVALID_APPROVAL',
+  'SCHEMA_VALIDATION',
+]);

@@ -1,4 +1,4 @@
-import { LeaseLostError } from './errors.ts';
+import { isAgentStoreError, LeaseLostError } from './errors.ts';
 import type { AgentStore, LeaseToken } from './store.ts';
 
 /**
@@ -35,7 +35,7 @@ export function keepLeaseAlive(options: {
     if (stopped) return;
     stop();
     onLost(
-      cause instanceof LeaseLostError
+      isAgentStoreError(cause, 'LEASE_LOST')
         ? cause
         : new LeaseLostError({ sessionId, holder: lease.holder, epoch: lease.epoch }, { cause }),
     );
@@ -60,7 +60,7 @@ export function keepLeaseAlive(options: {
         lastError = null;
       })
       .catch((error: unknown) => {
-        if (error instanceof LeaseLostError) lose(error);
+        if (isAgentStoreError(error, 'LEASE_LOST')) lose(error);
         else lastError = error; // a passing fault: the next tick retries while the lease is still valid
       })
       .finally(() => {

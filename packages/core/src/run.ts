@@ -7,12 +7,7 @@ import {
   type PendingApproval,
   toPendingApproval,
 } from './approvals.ts';
-import {
-  InvalidArgumentError,
-  LeaseLostError,
-  MemoryStoreNotDurableError,
-  SessionBusyError,
-} from './errors.ts';
+import { InvalidArgumentError, isAgentStoreError, MemoryStoreNotDurableError } from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import type { LlmAdapter, LlmMessage, LlmToolSpec, Usage } from './llm.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
@@ -238,8 +233,9 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
     try {
       return await acquire();
     } catch (error) {
-      const wait =
-        error instanceof SessionBusyError ? Math.min(error.retryAfterMs, deadline - Date.now()) : -1;
+      const wait = isAgentStoreError(error, 'SESSION_BUSY')
+        ? Math.min(error.retryAfterMs, deadline - Date.now())
+        : -1;
       if (wait <= 0) throw error;
       signal.throwIfAborted();
       await abortableSleep(wait, signal);
@@ -362,7 +358,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     }
     return outcome;
   } catch (error) {
-    if (!released && !(error instanceof LeaseLostError)) {
+    if (!released && !isAgentStoreError(error, 'LEASE_LOST')) {
       // The run's own error is what the caller needs; a failed release only delays the next
       // run until the lease expires, and is attached for diagnosis rather than dropped.
       await store.releaseLease(sessionId, lease).catch((releaseError: unknown) => {

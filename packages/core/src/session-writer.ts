@@ -1,4 +1,9 @@
-import { AppendOutcomeUnknownError, isDefiniteAppendFailure, SeqConflictError } from './errors.ts';
+import {
+  AppendOutcomeUnknownError,
+  isAgentStoreError,
+  isDefiniteAppendFailure,
+  SeqConflictError,
+} from './errors.ts';
 import type { JsonValue, MessageRecord, NewMessage } from './records.ts';
 import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
 
@@ -85,7 +90,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
         } catch (error) {
           // A conflict after an unknown outcome may be our own earlier attempt landing late.
           const mustReread =
-            !isDefiniteAppendFailure(error) || (outcomeUnknown && error instanceof SeqConflictError);
+            !isDefiniteAppendFailure(error) || (outcomeUnknown && isAgentStoreError(error, 'SEQ_CONFLICT'));
           if (!mustReread) throw error;
           outcomeUnknown = true;
           if (await landed(expectedSeq, messages, error)) {

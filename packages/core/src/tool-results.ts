@@ -1,7 +1,7 @@
-import { ToolDurabilityError } from './errors.ts';
+import { isAgentStoreError, ToolDurabilityError } from './errors.ts';
 import { idempotencyKeyFor } from './idempotency.ts';
 import type { NewMessage, ToolCall } from './records.ts';
-import { type AnyTool, SchemaValidationError, type ToolContext, validateWithSchema } from './tool.ts';
+import { type AnyTool, type ToolContext, validateWithSchema } from './tool.ts';
 import { messageByteLength } from './validation.ts';
 
 export interface CallScope {
@@ -50,7 +50,7 @@ async function runHandler(scope: CallScope, tool: AnyTool, call: ToolCall, input
     if (tool.output) output = await validateWithSchema(tool.output, output, `Output of tool ${call.name}`);
     return resultMessage(scope, call, output);
   } catch (error) {
-    const kind = error instanceof SchemaValidationError ? 'tool-output-error' : 'tool-error';
+    const kind = isAgentStoreError(error, 'SCHEMA_VALIDATION') ? 'tool-output-error' : 'tool-error';
     return resultMessage(scope, call, { error: errorText(error) }, kind);
   }
 }

@@ -1,4 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { SchemaValidationError } from './errors.ts';
+
+export { SchemaValidationError };
 
 /** What a handler learns about the call it serves. */
 export interface ToolContext {
@@ -56,22 +59,6 @@ export function tool<Input extends StandardSchemaV1, Output>(
   config: ToolConfig<Input, Output>,
 ): ToolDefinition<Input, Output> {
   return { ...config, kind: 'agentstore-tool' };
-}
-
-export class SchemaValidationError extends Error {
-  readonly code = 'SCHEMA_VALIDATION' as const;
-  readonly issues: ReadonlyArray<StandardSchemaV1.Issue>;
-  constructor(what: string, issues: ReadonlyArray<StandardSchemaV1.Issue>) {
-    const details = issues
-      .map((issue) => {
-        const path = issue.path?.map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.');
-        return path ? `${path}: ${issue.message}` : issue.message;
-      })
-      .join('; ');
-    super(`${what} is invalid: ${details}`);
-    this.name = 'SchemaValidationError';
-    this.issues = issues;
-  }
 }
 
 export async function validateWithSchema<Schema extends StandardSchemaV1>(
