@@ -11,6 +11,9 @@ export {
   canAcquireLease,
   expiryIso,
   isLeaseLive,
+  leaseSafetyMarginMs,
+  MAX_LEASE_TTL_MS,
+  MIN_LEASE_TTL_MS,
   ownerMatches,
   retryAfterMs,
 } from './lease-rules.ts';

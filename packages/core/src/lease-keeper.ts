@@ -1,79 +1,127 @@
 import { isAgentStoreError, LeaseLostError } from './errors.ts';
+import { leaseSafetyMarginMs } from './lease-rules.ts';
 import type { AgentStore, LeaseToken } from './store.ts';
 
 /**
- * Renews the run's lease every third of its TTL while the run works. The lease counts as valid
- * until `ttlMs` after the *sending* of the last successful grant or renewal (never later than the
- * store's own expiry). The run is aborted with a `LeaseLostError` when the store says the lease is
- * gone, when renewals keep failing past that point, or when one renewal hangs longer than a whole
- * TTL (a half-open connection): another worker may hold the lease by then, fencing would refuse
- * the next append anyway, and handlers should stop. A renewal that is merely slow but succeeds
- * does not abort the run: an expired lease nobody took over still fences correctly by epoch.
- * TTLs under `MIN_PATIENCE_MS` (test settings) get that much patience, so a loaded machine's
- * slow round trip is not mistaken for a lost lease.
+ * The holder's side of the lease (the Chubby / etcd rule): the lease is measured on this process's
+ * monotonic clock from the moment the acquire or renewal that granted it was *sent* — the store
+ * cannot have started its TTL earlier — and ends `leaseSafetyMarginMs(ttl)` before the store's
+ * would. At that local deadline the run is aborted with a `LeaseLostError`, and `assertHeld()`
+ * refuses anything new (handler, reconcile, append) from then on, whether or not the abort timer
+ * has fired yet. Only a renewal that *answers* moves the deadline, to its own send time + TTL −
+ * margin; a hung or failing renewal never extends it, so no partition can keep this worker
+ * running past the moment another may take over.
  */
-const MIN_PATIENCE_MS = 5_000;
+export interface LeaseKeeper {
+  /** Throws (and aborts the run) once the local deadline has passed or the store said the lease is gone. */
+  assertHeld(): void;
+  stop(): void;
+}
+
+/** Node and browsers fire a timer with a delay above this at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function keepLeaseAlive(options: {
   store: AgentStore;
   sessionId: string;
   lease: LeaseToken;
   ttlMs: number;
-  /** When the acquire that granted the lease was sent (Date.now()). */
-  grantedAt: number;
+  /** `performance.now()` when the acquire that granted the lease was sent. */
+  sentAt: number;
   onLost: (error: LeaseLostError) => void;
-}): { stop(): void } {
+  /** The monotonic clock; `performance.now` unless a test fakes it. */
+  now?: () => number;
+}): LeaseKeeper {
   const { store, sessionId, lease, ttlMs, onLost } = options;
-  const patienceMs = Math.max(ttlMs, MIN_PATIENCE_MS);
-  // When the last successful grant or renewal was sent: the lease is ours until ttlMs after it.
-  let confirmedAt = options.grantedAt;
+  const now = options.now ?? (() => performance.now());
+  const validFor = ttlMs - leaseSafetyMarginMs(ttlMs);
+  const renewEvery = Math.max(1, Math.floor(ttlMs / 4));
+  let deadline = options.sentAt + validFor;
+  let lost: LeaseLostError | null = null;
   let stopped = false;
-  let inFlightSince: number | null = null;
   let lastError: unknown = null;
+  let renewTimer: ReturnType<typeof setTimeout> | undefined;
+  let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
 
-  const lose = (cause: unknown) => {
-    if (stopped) return;
+  const leaseLost = (cause?: unknown) =>
+    isAgentStoreError(cause, 'LEASE_LOST')
+      ? cause
+      : new LeaseLostError(
+          { sessionId, holder: lease.holder, epoch: lease.epoch },
+          cause === undefined ? undefined : { cause },
+        );
+
+  const lose = (error: LeaseLostError) => {
+    if (lost !== null) return;
+    lost = error;
     stop();
-    onLost(
-      isAgentStoreError(cause, 'LEASE_LOST')
-        ? cause
-        : new LeaseLostError({ sessionId, holder: lease.holder, epoch: lease.epoch }, { cause }),
-    );
+    onLost(error);
   };
 
-  const tick = () => {
+  const expire = () => {
+    const reason =
+      lastError === null
+        ? new Error(`no renewal answered within ${validFor} ms of the last grant (local lease deadline)`)
+        : lastError;
+    lose(leaseLost(reason));
+  };
+
+  const armDeadline = () => {
+    clearTimeout(deadlineTimer);
+    const wait = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(deadline - now())));
+    deadlineTimer = setTimeout(() => {
+      if (stopped) return;
+      if (now() >= deadline) expire();
+      else armDeadline();
+    }, wait);
+    unref(deadlineTimer);
+  };
+
+  const renew = () => {
     if (stopped) return;
-    const now = Date.now();
-    if (inFlightSince !== null) {
-      if (now - inFlightSince >= patienceMs) {
-        lose(new Error(`a lease renewal has not answered for ${now - inFlightSince} ms`));
-      }
-      return;
-    }
-    if (lastError !== null && now - confirmedAt >= patienceMs) return lose(lastError);
-    inFlightSince = now;
-    const sentAt = now;
-    store
-      .renewLease(sessionId, { ...lease, ttlMs })
-      .then(() => {
-        confirmedAt = sentAt;
+    const sentAt = now();
+    // Renewals are not serialised: one that hangs (a half-open connection) must not hold back
+    // the next, which may reach the store another way. At most ~4 can be in flight per TTL.
+    store.renewLease(sessionId, { ...lease, ttlMs }).then(
+      () => {
+        if (stopped) return;
         lastError = null;
-      })
-      .catch((error: unknown) => {
+        // An answer that arrives after the deadline is too late: the run is already aborted.
+        if (sentAt + validFor > deadline) {
+          deadline = sentAt + validFor;
+          armDeadline();
+        }
+      },
+      (error: unknown) => {
+        if (stopped) return;
         if (isAgentStoreError(error, 'LEASE_LOST')) lose(error);
-        else lastError = error; // a passing fault: the next tick retries while the lease is still valid
-      })
-      .finally(() => {
-        inFlightSince = null;
-      });
+        else lastError = error; // a passing fault: the next renewal retries while the deadline allows
+      },
+    );
+    renewTimer = setTimeout(renew, Math.min(MAX_TIMER_MS, renewEvery));
+    unref(renewTimer);
   };
 
-  const timer = setInterval(tick, Math.max(1, Math.floor(ttlMs / 3)));
-  // Node timers can be unref'd so a forgotten run never holds the process open; Workers' cannot.
-  (timer as { unref?: () => void }).unref?.();
   function stop() {
     stopped = true;
-    clearInterval(timer);
+    clearTimeout(renewTimer);
+    clearTimeout(deadlineTimer);
   }
-  return { stop };
+
+  renewTimer = setTimeout(renew, Math.min(MAX_TIMER_MS, renewEvery));
+  unref(renewTimer);
+  armDeadline();
+
+  return {
+    assertHeld() {
+      if (lost === null && now() >= deadline) expire();
+      if (lost !== null) throw lost;
+    },
+    stop,
+  };
+}
+
+/** Node timers can be unref'd so a forgotten run never holds the process open; Workers' cannot. */
+function unref(timer: unknown): void {
+  (timer as { unref?: () => void }).unref?.();
 }

@@ -6,6 +6,25 @@ import type { LeaseToken, SessionInit } from './store.ts';
  * in JavaScript (memory, SQLite) and the conformance kit agree on one definition.
  */
 
+/**
+ * Lease TTL bounds. The upper bound keeps every timer a lease arms below 2^31 − 1 ms (Node and
+ * browsers fire larger delays at once) and every stored expiry within four-digit years, so ISO
+ * expiries always compare correctly as text. The lower bound only refuses TTLs no worker could
+ * do anything within; a TTL that is safe on a loaded machine is the caller's choice (seconds).
+ */
+export const MIN_LEASE_TTL_MS = 10;
+export const MAX_LEASE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How much earlier than the store the holder gives up its lease: one fifth of the TTL. It covers
+ * what the send-time measurement does not: the holder's timers firing late on a busy event loop,
+ * the handler reacting to `ctx.signal`, and drift between the holder's monotonic clock and the
+ * store's authority clock over one TTL (ppm, far below it).
+ */
+export function leaseSafetyMarginMs(ttlMs: number): number {
+  return Math.max(1, Math.ceil(ttlMs / 5));
+}
+
 export function isLeaseLive(lease: Lease | null, nowMs: number): lease is Lease {
   return lease !== null && Date.parse(lease.expiresAt) > nowMs;
 }
@@ -23,6 +42,14 @@ export function appendLeaseMatches(lease: Lease | null, token: LeaseToken | null
 
 export function retryAfterMs(lease: Lease, nowMs: number): number {
   return Math.max(1, Date.parse(lease.expiresAt) - nowMs);
+}
+
+/**
+ * The store's own clock in ms since the epoch, for stores that decide in JavaScript and hold
+ * their data in this process (the memory store): it never follows a changed or faked `Date`.
+ */
+export function processClockMs(): number {
+  return Math.floor(performance.timeOrigin + performance.now());
 }
 
 /** A session may be leased only by a caller with the same owner and tenant (null matches null only). */

@@ -6,7 +6,14 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
 } from './errors.ts';
-import { appendLeaseMatches, canAcquireLease, expiryIso, ownerMatches, retryAfterMs } from './lease-rules.ts';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  expiryIso,
+  ownerMatches,
+  processClockMs,
+  retryAfterMs,
+} from './lease-rules.ts';
 import type { MessageRecord, SessionRecord } from './records.ts';
 import type { AgentStore, StoreLimits } from './store.ts';
 import { validateAppendInput, validateLoadOptions, validateSessionId, validateTtlMs } from './validation.ts';
@@ -65,18 +72,19 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
     async append(sessionId, input) {
       assertOpen();
       validateAppendInput(sessionId, input, limits);
-      const now = Date.now();
+      const now = processClockMs();
       const stored = sessions.get(sessionId);
       const headSeq = stored?.session.headSeq ?? 0;
-      if (headSeq !== input.expectedSeq) {
-        throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: headSeq });
-      }
+      // The lease first: a fenced writer learns it lost the lease, not that the new holder appended.
       if (!appendLeaseMatches(stored?.session.lease ?? null, input.lease, now)) {
         throw new LeaseLostError({
           sessionId,
           holder: input.lease?.holder ?? null,
           epoch: input.lease?.epoch ?? null,
         });
+      }
+      if (headSeq !== input.expectedSeq) {
+        throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: headSeq });
       }
       const iso = new Date(now).toISOString();
       // Everything that can fail (encoding, cloning) happens before any state changes: all or nothing.
@@ -111,7 +119,7 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       assertOpen();
       validateSessionId(sessionId);
       validateTtlMs(ttlMs);
-      const now = Date.now();
+      const now = processClockMs();
       const iso = new Date(now).toISOString();
       let stored = sessions.get(sessionId);
       if (stored && !ownerMatches(stored.session, init)) throw new SessionAccessDeniedError({ sessionId });
@@ -138,7 +146,7 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       if (!lease || lease.holder !== holder || lease.epoch !== epoch) {
         throw new LeaseLostError({ sessionId, holder, epoch });
       }
-      lease.expiresAt = expiryIso(Date.now(), ttlMs);
+      lease.expiresAt = expiryIso(processClockMs(), ttlMs);
       return { expiresAt: lease.expiresAt };
     },
 

@@ -17,7 +17,7 @@ import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
 import type { AnyTool } from './tool.ts';
 import { assignToolCallIds } from './tool-call-ids.ts';
 import { type CallScope, needsApproval, settleToolCall } from './tool-results.ts';
-import { validateSessionId } from './validation.ts';
+import { validateSessionId, validateTtlMs } from './validation.ts';
 
 export interface RunOptions {
   /** A durable store plus a `sessionId` turns on durable mode. */
@@ -37,11 +37,16 @@ export interface RunOptions {
   ownerId?: string | null;
   tenantId?: string | null;
   signal?: AbortSignal;
-  /** Lease time-to-live; renewed every third of it while the run works. Default 30 s. */
+  /**
+   * Lease time-to-live, 10 ms to 24 h; renewed every quarter of it while the run works. The run
+   * stops starting work (and aborts `ctx.signal`) a fifth of it before the store would let another
+   * worker take over, counted from the send of the last renewal that answered. Default 30 s.
+   */
   leaseTtlMs?: number;
   /**
    * How long to wait for a busy session's lease (e.g. one a crashed process left behind) before
-   * throwing `SessionBusyError`. Retries after each `retryAfterMs`. Default 0: throw at once.
+   * throwing `SessionBusyError`. Polls every 25–250 ms (backoff with jitter), so a released lease
+   * is taken promptly. Default 0: throw at once.
    */
   leaseWaitMs?: number;
   /** Decisions for calls the session waits on (`status: 'awaiting-approval'`), by tool-call id. */
@@ -226,21 +231,70 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Acquires the lease, waiting out a busy holder for at most `waitMs`. */
-async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signal: AbortSignal): Promise<T> {
-  const deadline = Date.now() + waitMs;
+/** A busy session is polled from this interval, doubling up to the cap, each with ±25% jitter. */
+const WAIT_POLL_MIN_MS = 25;
+const WAIT_POLL_MAX_MS = 250;
+/** Extra attempts when `acquireLease`'s answer is lost (a dropped connection, a timeout). */
+const AMBIGUOUS_ACQUIRE_RETRIES = 2;
+
+/**
+ * Acquires the lease, waiting out a busy holder for at most `waitMs`. A waiter polls (bounded,
+ * jittered backoff, at most ~4 calls a second) instead of sleeping until the expiry it was told,
+ * so a released lease is taken within a poll interval, not at the old expiry. An acquire whose
+ * outcome is unknown is repeated with the same holder: the store re-grants a holder its own
+ * lease, so a lost answer cannot leave the session blocked for a whole TTL.
+ */
+async function acquireWithin<T>(
+  acquire: () => Promise<T>,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<T> {
+  const deadline = performance.now() + waitMs;
+  let poll = WAIT_POLL_MIN_MS;
+  let ambiguous = 0;
   for (;;) {
+    signal.throwIfAborted();
     try {
       return await acquire();
     } catch (error) {
-      const wait = isAgentStoreError(error, 'SESSION_BUSY')
-        ? Math.min(error.retryAfterMs, deadline - Date.now())
-        : -1;
-      if (wait <= 0) throw error;
-      signal.throwIfAborted();
-      await abortableSleep(wait, signal);
+      if (isAgentStoreError(error, 'SESSION_BUSY')) {
+        const left = deadline - performance.now();
+        if (left <= 0) throw error;
+        const jittered = Math.round(poll * (0.75 + Math.random() * 0.5));
+        await abortableSleep(Math.max(1, Math.min(error.retryAfterMs, jittered, left)), signal);
+        poll = Math.min(WAIT_POLL_MAX_MS, poll * 2);
+        continue;
+      }
+      // A typed refusal is definite; anything else may have been granted before the answer was lost.
+      if (isAgentStoreError(error) || ambiguous >= AMBIGUOUS_ACQUIRE_RETRIES) throw error;
+      ambiguous += 1;
+      await abortableSleep(WAIT_POLL_MIN_MS * ambiguous, signal);
     }
   }
+}
+
+/** Wraps handlers and `reconcile` so that none starts once the lease's local deadline has passed. */
+function guardTools(tools: Record<string, AnyTool>, assertHeld: () => void): Record<string, AnyTool> {
+  const guarded: Record<string, AnyTool> = {};
+  for (const [name, t] of Object.entries(tools)) {
+    const { handler, reconcile } = t;
+    guarded[name] = {
+      ...t,
+      handler: (input, ctx) => {
+        assertHeld();
+        return handler(input, ctx);
+      },
+      ...(reconcile
+        ? {
+            reconcile: (input, ctx) => {
+              assertHeld();
+              return reconcile(input, ctx);
+            },
+          }
+        : {}),
+    };
+  }
+  return guarded;
 }
 
 /**
@@ -278,6 +332,11 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
   }
 
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  validateTtlMs(ttlMs, 'leaseTtlMs');
+  const waitMs = options.leaseWaitMs ?? 0;
+  if (typeof waitMs !== 'number' || !(waitMs >= 0) || waitMs > Number.MAX_SAFE_INTEGER) {
+    throw new InvalidArgumentError({ argument: 'leaseWaitMs', reason: 'must be a non-negative number of ms' });
+  }
   const init: SessionInit = {
     agentName: agent.name,
     ownerId,
@@ -285,13 +344,14 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     state: { usage: { inputTokens: 0, outputTokens: 0 } },
   };
   const holder = newId();
-  let grantedAt = Date.now();
+  // The lease is measured from the send of the acquire that granted it (monotonic clock).
+  let sentAt = performance.now();
   const { epoch, session } = await acquireWithin(
     () => {
-      grantedAt = Date.now();
+      sentAt = performance.now();
       return store.acquireLease(sessionId, { holder, ttlMs, init });
     },
-    options.leaseWaitMs ?? 0,
+    waitMs,
     outer,
   );
   const lease: LeaseToken = { holder, epoch };
@@ -302,7 +362,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     sessionId,
     lease,
     ttlMs,
-    grantedAt,
+    sentAt,
     onLost: (error) => leaseLost.abort(error),
   });
   let released = false;
@@ -330,7 +390,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       },
       async commit(batch, commitOptions) {
         // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
-        leaseLost.signal.throwIfAborted();
+        keeper.assertHeld();
         const records = await base.commit(batch, commitOptions);
         if (commitOptions?.releaseLease) released = true;
         return records;
@@ -341,7 +401,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       ownerId,
       tenantId,
       signal,
-      tools,
+      tools: guardTools(tools, keeper.assertHeld),
       newId,
       maxResultBytes: store.limits.maxMessageBytes,
     };

@@ -82,6 +82,13 @@ export interface AgentStore {
   /** True when an acknowledged append survives the process and the machine. */
   readonly durable: boolean;
   readonly limits: StoreLimits;
+  /**
+   * For a store that judges lease expiry by its clients' clocks (a backend without a server
+   * clock, e.g. DynamoDB): a lease counts as expired only this long after its stored expiry, so it
+   * must cover the largest difference between any two clients' clocks. Absent or 0 for stores that
+   * judge expiry by one authority clock (the database server's, or the process's own).
+   */
+  readonly maxClockSkewMs?: number;
   load(sessionId: string, options?: LoadOptions): Promise<LoadResult | null>;
   /**
    * Atomic: all messages and the session write land together or not at all. Throws

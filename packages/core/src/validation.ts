@@ -1,4 +1,5 @@
 import { InvalidArgumentError, PayloadTooLargeError } from './errors.ts';
+import { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './lease-rules.ts';
 import { type NewMessage, ROLES } from './records.ts';
 import type { AppendInput, StoreLimits } from './store.ts';
 
@@ -162,9 +163,18 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
   });
 }
 
-export function validateTtlMs(ttlMs: unknown): asserts ttlMs is number {
-  if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
-    throw new InvalidArgumentError({ argument: 'ttlMs', reason: 'must be a positive integer' });
+/** A lease TTL: an integer number of ms within [MIN_LEASE_TTL_MS, MAX_LEASE_TTL_MS]. */
+export function validateTtlMs(ttlMs: unknown, argument = 'ttlMs'): asserts ttlMs is number {
+  if (
+    typeof ttlMs !== 'number' ||
+    !Number.isSafeInteger(ttlMs) ||
+    ttlMs < MIN_LEASE_TTL_MS ||
+    ttlMs > MAX_LEASE_TTL_MS
+  ) {
+    throw new InvalidArgumentError({
+      argument,
+      reason: `must be an integer number of ms from ${MIN_LEASE_TTL_MS} to ${MAX_LEASE_TTL_MS} (24 h)`,
+    });
   }
 }
 

@@ -64,9 +64,12 @@ export async function resumeUntilComplete(
   agent: ReturnType<typeof defineAgent>,
   options: RunOptions & { store: AgentStore },
 ) {
+  // The crashed run's short lease is waited out; the resuming run gets one a loaded machine
+  // cannot outrun (its lease's local deadline would abort it).
+  const resume = { ...options, leaseTtlMs: Math.max(options.leaseTtlMs ?? 0, 5_000) };
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      return await run(agent, options);
+      return await run(agent, resume);
     } catch (error) {
       if (!(error instanceof SessionBusyError)) throw error;
       await new Promise((resolve) => setTimeout(resolve, error.retryAfterMs + 5));

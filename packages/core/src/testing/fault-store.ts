@@ -103,3 +103,56 @@ export function faultyStore(store: AgentStore, plan: FaultPlan): FaultyStore {
 export function crashAfterToolResults(store: AgentStore, n = 2): FaultyStore {
   return faultyStore(store, { op: 'append', call: n, when: 'before', effect: 'crash' });
 }
+
+/** What a partitioned holder's renewals do: answer normally, never answer, or fail at once. */
+export type RenewFault = 'none' | 'hang' | 'fail';
+
+export interface RenewFaultStore extends AgentStore {
+  /** Applies to every later `renewLease` through this wrapper; change it at any time. */
+  renewFault: RenewFault;
+  /** `renewLease` calls seen, whatever their fate. */
+  readonly renewCalls: number;
+}
+
+/** A dropped connection's error, as a driver would raise it: not an agentstore error. */
+export class SimulatedNetworkError extends Error {
+  readonly code = 'SIMULATED_NETWORK' as const;
+  constructor(where: string) {
+    super(`simulated network failure at ${where}`);
+    this.name = 'SimulatedNetworkError';
+  }
+}
+
+/**
+ * Wraps a store so that this client's lease renewals hang (a partition: the request or its
+ * answer never arrives) or fail, while every other call still reaches the store — the worker
+ * that still reaches the payment API but no longer the database.
+ */
+export function renewFaults(store: AgentStore, initial: RenewFault = 'none'): RenewFaultStore {
+  let renewCalls = 0;
+  const wrapper: RenewFaultStore = {
+    durable: store.durable,
+    limits: store.limits,
+    ...(store.maxClockSkewMs !== undefined ? { maxClockSkewMs: store.maxClockSkewMs } : {}),
+    renewFault: initial,
+    get renewCalls() {
+      return renewCalls;
+    },
+    load: (id, options) => store.load(id, options),
+    append: (id, input) => store.append(id, input),
+    acquireLease: (id, input) => store.acquireLease(id, input),
+    renewLease: (id, input) => {
+      renewCalls += 1;
+      if (wrapper.renewFault === 'hang') return new Promise(() => {});
+      if (wrapper.renewFault === 'fail') {
+        return Promise.reject(new SimulatedNetworkError(`renewLease #${renewCalls}`));
+      }
+      return store.renewLease(id, input);
+    },
+    releaseLease: (id, input) => store.releaseLease(id, input),
+    listSessions: (input) => store.listSessions(input),
+    deleteSession: (id) => store.deleteSession(id),
+    close: () => store.close(),
+  };
+  return wrapper;
+}

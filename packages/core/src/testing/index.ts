@@ -12,8 +12,12 @@ export {
   type FaultyStore,
   faultyStore,
   isSimulatedCrash,
+  type RenewFault,
+  type RenewFaultStore,
+  renewFaults,
   SimulatedAckLostError,
   SimulatedCrashError,
+  SimulatedNetworkError,
 } from './fault-store.ts';
 export { type ScriptedLlm, type ScriptStep, scriptedLlm, unreachableLlm } from './scripted-llm.ts';
 
