@@ -2,7 +2,6 @@ import {
   type AgentStore,
   appendLeaseMatches,
   canAcquireLease,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   ownerMatches,
@@ -39,7 +38,7 @@ export interface PostgresStore extends AgentStore {
 
 interface AppendRow {
   head_seq: string | null;
-  /** When refused: [head_seq, lease_holder, lease_epoch, lease_expires_at] as the statement saw them; null if no row. */
+  /** When refused: [head_seq, lease_holder, lease_epoch, lease_expires_at, server now] as the statement saw them; null if no row. */
   seen: string | null;
 }
 
@@ -54,6 +53,8 @@ type AcquireRow = { [K in keyof SessionRow]: SessionRow[K] | null } & {
   prior_tenant_id: string | null;
   prior_lease_holder: string | null;
   prior_lease_expires_at: string | null;
+  /** The server's clock when the statement ran (ISO). */
+  server_now: string;
 };
 
 /** FNV-1a, so a statement's name changes whenever its text does (schema, prefix, version). */
@@ -200,19 +201,23 @@ export function postgresStore(
       const leaseLost = () =>
         new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
       if (row.seen === null) {
-        if (expectedSeq !== 0) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: 0 });
         if (lease !== null) throw leaseLost();
+        if (expectedSeq !== 0) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: 0 });
         // Another writer created the session after this statement's snapshot.
         throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
       }
-      const [head, holder, epoch, expiresAt] = JSON.parse(row.seen) as [
+      const [head, holder, epoch, expiresAt, serverNow] = JSON.parse(row.seen) as [
         number,
         string | null,
         number,
         string | null,
+        string,
       ];
+      // The lease first: a fenced writer learns it lost the lease even once its successor appended.
+      if (!appendLeaseMatches(leaseOf(holder, epoch, expiresAt), lease, Date.parse(serverNow))) {
+        throw leaseLost();
+      }
       if (head !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: head });
-      if (!appendLeaseMatches(leaseOf(holder, epoch, expiresAt), lease, now)) throw leaseLost();
       // The snapshot allowed it, but a concurrent writer changed the row first.
       throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
     },
@@ -234,8 +239,6 @@ export function postgresStore(
       const wanted = { ...init, ownerId: init.ownerId ?? null, tenantId: init.tenantId ?? null };
       const stateJson = JSON.stringify(init.state ?? null);
       for (let attempt = 1; ; attempt++) {
-        const now = Date.now();
-        const iso = new Date(now).toISOString();
         const { rows } = await query<AcquireRow>(sql.acquire, [
           sessionId,
           init.agentName ?? '',
@@ -243,8 +246,7 @@ export function postgresStore(
           wanted.tenantId,
           stateJson,
           holder,
-          expiryIso(now, ttlMs),
-          iso,
+          ttlMs,
         ]);
         const row = rows[0]!;
         if (row.id !== null) {
@@ -256,6 +258,7 @@ export function postgresStore(
             throw new SessionAccessDeniedError({ sessionId });
           }
           const held = leaseOf(row.prior_lease_holder, 0, row.prior_lease_expires_at);
+          const now = Date.parse(row.server_now);
           if (held && !canAcquireLease(held, holder, now)) {
             throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(held, now) });
           }
@@ -273,12 +276,7 @@ export function postgresStore(
       if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
         throw new LeaseLostError({ sessionId, holder: typeof holder === 'string' ? holder : null, epoch });
       }
-      const { rows } = await query<{ lease_expires_at: string }>(sql.renew, [
-        sessionId,
-        holder,
-        epoch,
-        expiryIso(Date.now(), ttlMs),
-      ]);
+      const { rows } = await query<{ lease_expires_at: string }>(sql.renew, [sessionId, holder, epoch, ttlMs]);
       if (!rows[0]) throw new LeaseLostError({ sessionId, holder, epoch });
       return { expiresAt: rows[0].lease_expires_at };
     },

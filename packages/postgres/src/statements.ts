@@ -28,13 +28,24 @@ export interface ListFilters {
   cursor?: string;
 }
 
+/**
+ * The server's clock as the ISO-8601 text the columns hold (UTC, milliseconds), optionally plus
+ * a bound TTL. Lease expiry is judged and written by this one authority clock, never a client's,
+ * so a client whose clock is off can neither take a live lease nor shorten or stretch one.
+ * `statement_timestamp()` is one value for the whole statement (and never later than the moment
+ * the row is locked, so waiting on a lock can only make a lease look *less* expired).
+ */
+const serverIso = (plusMs?: string) =>
+  `to_char((statement_timestamp()${plusMs ? ` + ${plusMs} * interval '1 millisecond'` : ''}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const SERVER_NOW = serverIso();
+
 const SESSION_COLUMNS =
   'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at';
 
 export function buildStatements(n: TableNames): Statements {
   /*
    * append: $1 session id, $2 expected seq, $3 lease holder (null: no lease), $4 lease epoch,
-   * $5 now (ISO), $6 new state JSON (null: keep), $7 release lease, $8 the messages as one JSON
+   * $5 now (ISO, the client's: only for updated_at), $6 new state JSON (null: keep), $7 release lease, $8 the messages as one JSON
    * array, $9 how many; appendFirst adds $10-$13: init agent name, owner, tenant, state JSON.
    *
    * `advanced` moves the head of an existing session, guarded by head seq and the lease rule;
@@ -45,8 +56,8 @@ export function buildStatements(n: TableNames): Statements {
    * failed guard writes nothing, and PRIMARY KEY (session_id, seq) backs the guard up.
    * `json_array_elements` on `json` (not jsonb) yields each element's text verbatim.
    * When nothing was granted, the last SELECT returns the session's head and lease as this
-   * statement saw them (`seen`: [head, holder, epoch, expiresAt]), so the error (seq conflict
-   * with actualSeq, or lease lost) needs no second round trip.
+   * statement saw them (`seen`: [head, holder, epoch, expiresAt, serverNow]), so the error (lease
+   * lost, else seq conflict with actualSeq) needs no second round trip.
    */
   const advanced = `advanced AS (
   UPDATE ${n.sessions} AS s SET
@@ -56,7 +67,7 @@ export function buildStatements(n: TableNames): Statements {
     lease_expires_at = CASE WHEN $7::boolean THEN NULL ELSE s.lease_expires_at END,
     updated_at = $5::text
   WHERE s.id = $1::text AND s.head_seq = $2::bigint
-    AND CASE WHEN $3::text IS NULL THEN s.lease_holder IS NULL OR s.lease_expires_at <= $5::text
+    AND CASE WHEN $3::text IS NULL THEN s.lease_holder IS NULL OR s.lease_expires_at <= ${SERVER_NOW}
              ELSE s.lease_holder = $3::text AND s.lease_epoch = $4::bigint END
   RETURNING s.head_seq
 )`;
@@ -70,7 +81,7 @@ SELECT g.head_seq, c.seen
 FROM (SELECT 1) AS one
 LEFT JOIN ${source} AS g ON true
 LEFT JOIN LATERAL (
-  SELECT json_build_array(head_seq, lease_holder, lease_epoch, lease_expires_at)::text AS seen
+  SELECT json_build_array(head_seq, lease_holder, lease_epoch, lease_expires_at, ${SERVER_NOW})::text AS seen
   FROM ${n.sessions} WHERE g.head_seq IS NULL AND id = $1::text
 ) AS c ON true`;
   const append = `WITH ${advanced}, ${rest('advanced')}`;
@@ -94,32 +105,38 @@ FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint
 ORDER BY 1`;
 
   /*
-   * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 expiry, $8 now.
+   * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 ttl ms.
    * Creates the session with the lease, or takes the lease of an existing one when owner and
-   * tenant match and the lease is free, expired or already this holder's; the conflict row is
-   * locked and re-checked at its newest version. When refused, `prior` tells denied from busy.
+   * tenant match and the lease is free, expired (by the server's clock) or already this holder's;
+   * the conflict row is locked and re-checked at its newest version. When refused, `prior` tells
+   * denied from busy, and `server_now` lets the client compute retryAfterMs on the same clock.
    */
-  const acquire = `WITH prior AS (
+  const acquire = `WITH clock AS (
+  SELECT ${SERVER_NOW} AS now_iso, ${serverIso('$7::bigint')} AS expires_iso
+), prior AS (
   SELECT true AS found, owner_id, tenant_id, lease_holder, lease_expires_at FROM ${n.sessions} WHERE id = $1::text
 ), granted AS (
   INSERT INTO ${n.sessions} AS s (${SESSION_COLUMNS})
-  VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, 0, $6::text, 1, $7::text, $8::text, $8::text)
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, 0, $6::text, 1, c.expires_iso, c.now_iso, c.now_iso
+  FROM clock AS c
   ON CONFLICT (id) DO UPDATE SET
     lease_holder = EXCLUDED.lease_holder,
     lease_epoch = s.lease_epoch + 1,
     lease_expires_at = EXCLUDED.lease_expires_at
   WHERE s.owner_id IS NOT DISTINCT FROM EXCLUDED.owner_id
     AND s.tenant_id IS NOT DISTINCT FROM EXCLUDED.tenant_id
-    AND (s.lease_holder IS NULL OR s.lease_expires_at <= $8::text OR s.lease_holder = EXCLUDED.lease_holder)
+    AND (s.lease_holder IS NULL OR s.lease_expires_at <= (SELECT now_iso FROM clock)
+         OR s.lease_holder = EXCLUDED.lease_holder)
   RETURNING s.*
 )
 SELECT g.*, p.found AS prior_found, p.owner_id AS prior_owner_id, p.tenant_id AS prior_tenant_id,
-  p.lease_holder AS prior_lease_holder, p.lease_expires_at AS prior_lease_expires_at
-FROM (SELECT 1) AS one
+  p.lease_holder AS prior_lease_holder, p.lease_expires_at AS prior_lease_expires_at, c.now_iso AS server_now
+FROM clock AS c
 LEFT JOIN granted AS g ON true
 LEFT JOIN prior AS p ON g.id IS NULL`;
 
-  const renew = `UPDATE ${n.sessions} SET lease_expires_at = $4::text
+  // renew: $1 id, $2 holder, $3 epoch, $4 ttl ms; the new expiry is the server's clock + ttl.
+  const renew = `UPDATE ${n.sessions} SET lease_expires_at = ${serverIso('$4::bigint')}
 WHERE id = $1::text AND lease_holder = $2::text AND lease_epoch = $3::bigint
 RETURNING lease_expires_at`;
 
