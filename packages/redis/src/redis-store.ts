@@ -161,7 +161,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const init = expectedSeq === 0 ? (input.session?.init ?? DEFAULT_INIT) : null;
       const args: (string | number)[] = [
         expectedSeq,
-        now,
+        '',
         new Date(now).toISOString(),
         lease === null ? 'none' : 'token',
         lease === null ? '' : JSON.stringify(lease.holder),
@@ -224,7 +224,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const k = scriptKeys(sessionId);
       const args: (string | number)[] = [
         JSON.stringify(holder),
-        now,
+        '',
         ttlMs,
         JSON.stringify(init.agentName ?? ''),
         JSON.stringify(init.ownerId ?? null),
@@ -250,7 +250,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         case 'DENIED':
           throw new SessionAccessDeniedError({ sessionId });
         case 'BUSY':
-          throw new SessionBusyError({ sessionId, retryAfterMs: Math.max(1, Number(reply[1]) - now) });
+          throw new SessionBusyError({ sessionId, retryAfterMs: Math.max(1, Number(reply[1])) });
         default:
           throw new Error(`@agentstore/redis: unexpected acquire reply ${String(reply[0])}`);
       }
@@ -260,12 +260,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       assertOpen();
       validateTtlMs(ttlMs);
       const k = keys.session(sessionId);
-      const expiresMs = Date.now() + ttlMs;
       const renewed = await scripts.renew(
         [k.session, k.messages],
-        [JSON.stringify(holder), String(epoch), String(expiresMs), ttl],
+        [JSON.stringify(holder), String(epoch), String(ttlMs), ttl],
       );
-      if (Number(renewed) !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
+      const expiresMs = Number(renewed);
+      if (expiresMs === 0) throw new LeaseLostError({ sessionId, holder, epoch });
       return { expiresAt: new Date(expiresMs).toISOString() };
     },
 

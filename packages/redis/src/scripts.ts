@@ -16,6 +16,10 @@ if ${ttlArg} ~= '0' then
   redis.call('PEXPIRE', KEYS[2], ${ttlArg})
 end`;
 
+/** The server's clock in ms since the epoch, as a Lua number (exact below 2^53). */
+const SERVER_NOW_MS = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
 /**
  * Creates the session hash. Index modes: 'inline' adds the index member in this script (KEYS[3]),
  * 'done' means the caller already indexed it, 'ask' returns {'INDEX'} before writing anything so
@@ -31,7 +35,7 @@ const createSession = (
 
 /**
  * KEYS: session, messages[, index]
- * ARGV: 1 expectedSeq, 2 nowMs, 3 nowIso, 4 'token'|'none', 5 holderJson, 6 epoch,
+ * ARGV: 1 expectedSeq, 2 unused (was the client's clock), 3 nowIso, 4 'token'|'none', 5 holderJson, 6 epoch,
  *       7 releaseLease '1'|'0', 8 hasState '1'|'0', 9 stateJson, 10 init agentNameJson,
  *       11 init ownerJson, 12 init tenantJson, 13 init stateJson, 14 ttlMs|'0',
  *       15 index mode, 16 index member, 17 idJson, 18 new headSeq, 19 append token,
@@ -42,20 +46,21 @@ const createSession = (
  * connection (autoResendUnfulfilledCommands), the re-sent copy finds its own token at the head
  * it would have produced and answers OK instead of a false SeqConflictError. A different call,
  * even with identical messages, has another token and gets the conflict.
+ * The lease is checked before the seq (after recognising a re-sent copy of this very call), so a
+ * fenced writer learns it lost the lease even once its successor appended.
  * Returns {'OK', headSeq} | {'SEQ', storedHead} | {'LEASE'} | {'INDEX'}.
  */
 export const APPEND_LUA = `
 local s = redis.call('HMGET', KEYS[1], 'headSeq', 'leaseHolder', 'leaseEpoch', 'leaseExpiresMs', 'lastAppend')
 local head = s[1] or '0'
-if head ~= ARGV[1] then
-  if s[5] == ARGV[19] and head == ARGV[18] then return {'OK', head} end
-  return {'SEQ', head}
-end
+if head ~= ARGV[1] and s[5] == ARGV[19] and head == ARGV[18] then return {'OK', head} end
 if ARGV[4] == 'token' then
   if s[2] ~= ARGV[5] or s[3] ~= ARGV[6] then return {'LEASE'} end
-elseif s[2] and tonumber(s[4]) > tonumber(ARGV[2]) then
-  return {'LEASE'}
+elseif s[2] then
+  ${SERVER_NOW_MS}
+  if tonumber(s[4]) > now then return {'LEASE'} end
 end
+if head ~= ARGV[1] then return {'SEQ', head} end
 if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'ARGV[3]', mode: 'ARGV[15]', member: 'ARGV[16]' })}
 end
 redis.call('RPUSH', KEYS[2], unpack(ARGV, 20))
@@ -86,16 +91,18 @@ return {s, msgs}
 
 /**
  * KEYS: session, messages[, index]
- * ARGV: 1 holderJson, 2 nowMs, 3 leaseTtlMs, 4 agentNameJson, 5 ownerJson, 6 tenantJson,
+ * ARGV: 1 holderJson, 2 unused (was the client's clock), 3 leaseTtlMs, 4 agentNameJson, 5 ownerJson, 6 tenantJson,
  *       7 stateJson, 8 nowIso, 9 ttlMs|'0', 10 index mode, 11 index member, 12 idJson
- * Returns {'OK', epoch, sessionHashFlat} | {'DENIED'} | {'BUSY', expiresMs} | {'INDEX'}.
+ * Returns {'OK', epoch, sessionHashFlat} | {'DENIED'} | {'BUSY', msLeft} | {'INDEX'}.
  */
 export const ACQUIRE_LUA = `
 local s = redis.call('HMGET', KEYS[1], 'headSeq', 'ownerId', 'tenantId', 'leaseHolder', 'leaseExpiresMs')
-local now = tonumber(ARGV[2])
+${SERVER_NOW_MS}
 if s[1] then
   if s[2] ~= ARGV[5] or s[3] ~= ARGV[6] then return {'DENIED'} end
-  if s[4] and s[4] ~= ARGV[1] and tonumber(s[5]) > now then return {'BUSY', s[5]} end
+  if s[4] and s[4] ~= ARGV[1] and tonumber(s[5]) > now then
+    return {'BUSY', string.format('%.0f', tonumber(s[5]) - now)}
+  end
 else${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant: 'ARGV[6]', state: 'ARGV[7]', now: 'ARGV[8]', mode: 'ARGV[10]', member: 'ARGV[11]' })}
 end
 local epoch = redis.call('HINCRBY', KEYS[1], 'leaseEpoch', 1)
@@ -105,14 +112,17 @@ return {'OK', epoch, redis.call('HGETALL', KEYS[1])}
 `;
 
 /**
- * KEYS: session, messages. ARGV: 1 holderJson, 2 epoch, 3 expiresMs, 4 ttlMs|'0'.
- * Returns 1 when renewed, 0 when the holder/epoch no longer hold the lease.
+ * KEYS: session, messages. ARGV: 1 holderJson, 2 epoch, 3 leaseTtlMs, 4 ttlMs|'0'.
+ * Returns the new expiry (ms, server clock) as text when renewed, 0 when the holder/epoch no
+ * longer hold the lease.
  */
 export const RENEW_LUA = `
 local s = redis.call('HMGET', KEYS[1], 'leaseHolder', 'leaseEpoch')
 if not s[1] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'leaseExpiresMs', ARGV[3])${refreshTtl('ARGV[4]')}
-return 1
+${SERVER_NOW_MS}
+local expires = string.format('%.0f', now + tonumber(ARGV[3]))
+redis.call('HSET', KEYS[1], 'leaseExpiresMs', expires)${refreshTtl('ARGV[4]')}
+return expires
 `;
 
 /** KEYS: session, messages. ARGV: 1 holderJson, 2 epoch, 3 ttlMs|'0'. Returns 1 when released. */
