@@ -5,8 +5,13 @@ import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describ
 import { freshId, sleep } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
 
-/** Short, so a crashed run's lease expires quickly and the matrix stays fast. */
-const LEASE_TTL_MS = 150;
+/**
+ * The lease a crashed run leaves behind: short, so resumes wait little, yet long enough that the
+ * run cannot reach its local lease deadline (4/5 of it) before the crash on a slow backend.
+ */
+const CRASHED_RUN_TTL_MS = 600;
+/** Runs that must complete: a loaded machine must not be able to outrun their lease. */
+const RUN_TTL_MS = 10_000;
 const FINAL_ANSWER = 'Charged 42 and emailed the receipt.';
 const USER_MESSAGE = 'Charge order 42 and tell the customer.';
 
@@ -104,14 +109,20 @@ const newCase = (label: string): Case => ({
   tenantId: `tenant-${crypto.randomUUID()}`,
 });
 
-function runOnce(s: Scenario, store: AgentStore, c: Case, message: string | undefined): Promise<RunResult> {
+function runOnce(
+  s: Scenario,
+  store: AgentStore,
+  c: Case,
+  message: string | undefined,
+  leaseTtlMs = RUN_TTL_MS,
+): Promise<RunResult> {
   return run(s.agent, {
     store,
     sessionId: c.sessionId,
     llm: s.llm,
     ownerId: c.ownerId,
     tenantId: c.tenantId,
-    leaseTtlMs: LEASE_TTL_MS,
+    leaseTtlMs,
     ...(message !== undefined ? { message } : {}),
   });
 }
@@ -211,7 +222,7 @@ async function crashAndResume(ctx: CheckContext, plan: FaultPlan, label: string)
   const faulty = faultyStore(ctx.store, plan);
   let result: RunResult;
   try {
-    result = await runOnce(s, faulty, c, USER_MESSAGE);
+    result = await runOnce(s, faulty, c, USER_MESSAGE, CRASHED_RUN_TTL_MS);
     // The fault point was never reached (results that settle together may share an append).
     assert(!faulty.tripped, `${what}: the run reported success although the process "died"`);
   } catch (error) {

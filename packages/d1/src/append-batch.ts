@@ -18,14 +18,23 @@ import type { TableNames } from './schema.ts';
  */
 const GUARD_MARK = 'agentstore-guard';
 
+/**
+ * The database's clock as the ISO-8601 text lease expiries are stored in (`%f` is SS.SSS), plus
+ * an optional number of ms bound as `?N`. Lease expiry is granted and judged by this one clock,
+ * never a Worker's, so a client whose clock is off can neither take a live lease nor stretch it.
+ */
+export const dbNowIso = (plusMsParam?: string) =>
+  `strftime('%Y-%m-%dT%H:%M:%fZ', 'now'${plusMsParam ? `, '+' || (${plusMsParam} / 1000.0) || ' seconds'` : ''})`;
+
+/** The lease first: a fenced writer learns it lost the lease even once its successor appended. */
 export function guardSql(t: TableNames): string {
   return `SELECT CASE
-    WHEN coalesce(s.head_seq, 0) <> ?2
-      THEN json_extract('{}', '${GUARD_MARK}:seq-conflict:' || coalesce(s.head_seq, 0))
     WHEN CASE WHEN ?3 IS NULL
-           THEN s.lease_holder IS NOT NULL AND s.lease_expires_at > ?5
+           THEN s.lease_holder IS NOT NULL AND s.lease_expires_at > ${dbNowIso()}
            ELSE s.lease_holder IS NOT ?3 OR s.lease_epoch IS NOT ?4 END
       THEN json_extract('{}', '${GUARD_MARK}:lease-lost:' || coalesce(s.head_seq, 0))
+    WHEN coalesce(s.head_seq, 0) <> ?2
+      THEN json_extract('{}', '${GUARD_MARK}:seq-conflict:' || coalesce(s.head_seq, 0))
     ELSE 1 END AS ok
   FROM (SELECT 1) AS one LEFT JOIN ${t.sessions} AS s ON s.id = ?1`;
 }
@@ -90,7 +99,7 @@ export function appendStatements(
   const init = input.session?.init;
   const state = input.session?.state;
   const statements = [
-    db.prepare(guardSql(t)).bind(sessionId, expectedSeq, lease?.holder ?? null, lease?.epoch ?? null, nowIso),
+    db.prepare(guardSql(t)).bind(sessionId, expectedSeq, lease?.holder ?? null, lease?.epoch ?? null),
     db
       .prepare(sessionWriteSql(t))
       .bind(

@@ -1,6 +1,5 @@
 import {
   type AgentStore,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   ownerMatches,
@@ -12,7 +11,7 @@ import {
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
-import { appendFailure, appendStatements } from './append-batch.ts';
+import { appendFailure, appendStatements, dbNowIso } from './append-batch.ts';
 import type { D1DatabaseLike } from './d1-binding.ts';
 import { D1_STORE_LIMITS } from './limits.ts';
 import { decodeMessage, decodeSession, type MessageRow, type SessionRow } from './rows.ts';
@@ -105,22 +104,22 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       assertOpen();
       validateSessionId(sessionId);
       validateTtlMs(ttlMs);
-      const now = Date.now();
-      const nowIso = new Date(now).toISOString();
-      // The grant happens only for the same owner and tenant and a lease that is free, expired or
-      // already this holder's; the row read after it (same transaction) tells which case it was.
-      const [, after] = await db.batch<SessionRow>([
+      // The grant happens only for the same owner and tenant and a lease that is free, expired (by
+      // the database's clock) or already this holder's; the row read after it (same transaction)
+      // tells which case it was, and the clock read with it gives retryAfterMs on that same clock.
+      const [, after, clock] = await db.batch<SessionRow & { now: string }>([
         db
           .prepare(
             `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq,
                lease_holder, lease_epoch, lease_expires_at, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, 1, ?7, ?8, ?8)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, 1, ${dbNowIso('?7')}, ${dbNowIso()}, ${dbNowIso()})
              ON CONFLICT (id) DO UPDATE SET
                lease_holder = excluded.lease_holder,
                lease_epoch = lease_epoch + 1,
                lease_expires_at = excluded.lease_expires_at
              WHERE owner_id IS excluded.owner_id AND tenant_id IS excluded.tenant_id
-               AND (lease_holder IS NULL OR lease_expires_at <= ?8 OR lease_holder = excluded.lease_holder)`,
+               AND (lease_holder IS NULL OR lease_expires_at <= ${dbNowIso()}
+                    OR lease_holder = excluded.lease_holder)`,
           )
           .bind(
             sessionId,
@@ -129,10 +128,10 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
             init.tenantId,
             JSON.stringify(init.state ?? null),
             holder,
-            expiryIso(now, ttlMs),
-            nowIso,
+            ttlMs,
           ),
         selectSession(sessionId),
+        db.prepare(`SELECT ${dbNowIso()} AS now`),
       ]);
       const row = after?.results[0];
       if (!row)
@@ -142,7 +141,9 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       if (session.lease?.holder !== holder) {
         throw new SessionBusyError({
           sessionId,
-          retryAfterMs: session.lease ? retryAfterMs(session.lease, now) : 1,
+          retryAfterMs: session.lease
+            ? retryAfterMs(session.lease, Date.parse(clock?.results[0]?.now ?? ''))
+            : 1,
         });
       }
       return { epoch: session.lease.epoch, session };
@@ -151,16 +152,15 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
       assertOpen();
       validateTtlMs(ttlMs);
-      const expiresAt = expiryIso(Date.now(), ttlMs);
       const { results } = await db
         .prepare(
-          `UPDATE ${t.sessions} SET lease_expires_at = ?1
+          `UPDATE ${t.sessions} SET lease_expires_at = ${dbNowIso('?1')}
            WHERE id = ?2 AND lease_holder = ?3 AND lease_epoch = ?4 RETURNING lease_expires_at`,
         )
-        .bind(expiresAt, sessionId, holder, epoch)
-        .all();
+        .bind(ttlMs, sessionId, holder, epoch)
+        .all<{ lease_expires_at: string }>();
       if (results.length === 0) throw new LeaseLostError({ sessionId, holder, epoch });
-      return { expiresAt };
+      return { expiresAt: results[0]!.lease_expires_at };
     },
 
     async releaseLease(sessionId, { holder, epoch }) {

@@ -67,17 +67,23 @@ describe('D1 batch semantics the store relies on', () => {
         .prepare(guardSql(t))
         .bind(...values)
         .all();
-    await expect(guard('g', 7, 'h', 3, now)).resolves.toMatchObject({ results: [{ ok: 1 }] });
-    await expect(guard('g', 6, 'h', 3, now)).rejects.toThrow(/seq-conflict:7/);
-    await expect(guard('g', 7, 'h', 2, now)).rejects.toThrow(/lease-lost/);
-    await expect(guard('g', 7, 'other', 3, now)).rejects.toThrow(/lease-lost/);
-    // No token: refused while the lease is live, allowed once it expired.
-    await expect(guard('g', 7, null, null, now)).rejects.toThrow(/lease-lost/);
-    await expect(guard('g', 7, null, null, later)).resolves.toMatchObject({ results: [{ ok: 1 }] });
+    await expect(guard('g', 7, 'h', 3)).resolves.toMatchObject({ results: [{ ok: 1 }] });
+    await expect(guard('g', 6, 'h', 3)).rejects.toThrow(/seq-conflict:7/);
+    await expect(guard('g', 7, 'h', 2)).rejects.toThrow(/lease-lost/);
+    await expect(guard('g', 7, 'other', 3)).rejects.toThrow(/lease-lost/);
+    // Both wrong: the stale lease wins, so a fenced writer always learns it lost the lease.
+    await expect(guard('g', 6, 'h', 2)).rejects.toThrow(/lease-lost/);
+    // No token: refused while the lease is live by the database's clock, allowed once it expired.
+    await expect(guard('g', 7, null, null)).rejects.toThrow(/lease-lost/);
+    await db
+      .prepare(`UPDATE ${t.sessions} SET lease_expires_at = ? WHERE id = 'g'`)
+      .bind(new Date(Date.now() - 60_000).toISOString())
+      .all();
+    await expect(guard('g', 7, null, null)).resolves.toMatchObject({ results: [{ ok: 1 }] });
     // A missing session counts as head 0 with no lease.
-    await expect(guard('missing', 0, null, null, now)).resolves.toMatchObject({ results: [{ ok: 1 }] });
-    await expect(guard('missing', 1, null, null, now)).rejects.toThrow(/seq-conflict:0/);
-    await expect(guard('missing', 0, 'h', 1, now)).rejects.toThrow(/lease-lost/);
+    await expect(guard('missing', 0, null, null)).resolves.toMatchObject({ results: [{ ok: 1 }] });
+    await expect(guard('missing', 1, null, null)).rejects.toThrow(/seq-conflict:0/);
+    await expect(guard('missing', 0, 'h', 1)).rejects.toThrow(/lease-lost/);
   });
 
   it('refuses a statement with more than 100 bound parameters (the limit the INSERT chunking respects)', async () => {

@@ -296,10 +296,10 @@ describe('leases', () => {
     await expect(
       store.append(id, { expectedSeq: 0, messages: [message('none')], lease: null }),
     ).rejects.toBeInstanceOf(LeaseLostError);
-    // Both wrong: the seq conflict wins.
+    // Both wrong: the stale lease wins.
     await expect(
       store.append(id, { expectedSeq: 5, messages: [message('x')], lease: { holder: 'A', epoch: 1 } }),
-    ).rejects.toBeInstanceOf(SeqConflictError);
+    ).rejects.toBeInstanceOf(LeaseLostError);
     expect(await raw().messages(id)).toEqual([]);
 
     await store.append(id, {
@@ -315,8 +315,8 @@ describe('leases', () => {
 
   it('lets an expired lease be taken over and still accepts the old holder until then', async () => {
     const id = uniqueId('expire');
-    await store.acquireLease(id, { holder: 'A', ttlMs: 1, init });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await store.acquireLease(id, { holder: 'A', ttlMs: 10, init });
+    await new Promise((resolve) => setTimeout(resolve, 30));
     // Expired but not taken over: fencing is by epoch, so A may still append.
     await store.append(id, { expectedSeq: 0, messages: [message('a')], lease: { holder: 'A', epoch: 1 } });
     const taken = await store.acquireLease(id, { holder: 'B', ttlMs: 60_000, init });
