@@ -1,9 +1,11 @@
 import {
   type AgentStore,
+  appendLeaseMatches,
   canAcquireLease,
   expiryIso,
   InvalidArgumentError,
   LeaseLostError,
+  leaseFromColumns,
   type MessageRecord,
   ownerMatches,
   retryAfterMs,
@@ -62,7 +64,7 @@ type AppendArgs = [
   nowIso: string,
 ];
 
-type AcquireArgs = [sessionId: string, holder: string, init: SessionInit, nowMs: number, ttlMs: number];
+type AcquireArgs = [sessionId: string, holder: string, init: SessionInit, ttlMs: number];
 
 const isPrimaryKeyViolation = (error: unknown) =>
   error instanceof SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -102,6 +104,9 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     const appendTx = db.transaction((...args: AppendArgs) => {
       const [sessionId, expectedSeq, rows, stateJson, init, initialStateJson, lease, release, nowIso] = args;
       const newHead = expectedSeq + rows.length / MESSAGE_ROW_WIDTH;
+      // Only a lease-less append needs the clock (is any lease still live?); read it once.
+      let clockMs: number | undefined;
+      const dbNow = () => (clockMs ??= s.clock.get()!.now);
       const { changes } =
         lease === null
           ? s.appendWithoutLease.run(
@@ -112,7 +117,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
               release,
               sessionId,
               expectedSeq,
-              nowIso,
+              new Date(dbNow()).toISOString(),
             )
           : s.appendWithLease.run(
               newHead,
@@ -128,11 +133,16 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       if (changes === 0) {
         // The guard failed or the session is new: only now is the head worth reading.
         const row = s.appendGuardFacts.get(sessionId);
+        const lost = () =>
+          new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
+        // The lease first: a fenced writer learns it lost the lease even once its successor appended.
+        const stored = row
+          ? leaseFromColumns(sessionId, row.lease_holder, row.lease_epoch, row.lease_expires_at)
+          : null;
+        if (!appendLeaseMatches(stored, lease, lease === null ? dbNow() : 0)) throw lost();
         const actualSeq = row?.head_seq ?? 0;
         if (actualSeq !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq });
-        if (row !== undefined || lease !== null) {
-          throw new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
-        }
+        if (row !== undefined || lease !== null) throw lost();
         s.insertSession.run(
           sessionId,
           init?.agentName ?? '',
@@ -164,7 +174,8 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     });
 
     const acquireTx = db.transaction((...args: AcquireArgs) => {
-      const [sessionId, holder, init, nowMs, ttlMs] = args;
+      const [sessionId, holder, init, ttlMs] = args;
+      const nowMs = s.clock.get()!.now;
       const nowIso = new Date(nowMs).toISOString();
       const expiresAt = expiryIso(nowMs, ttlMs);
       const row = s.selectSession.get(sessionId);
@@ -297,13 +308,13 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       const p = ready();
       validateSessionId(sessionId);
       validateTtlMs(ttlMs);
-      return p.acquire(sessionId, holder, init, Date.now(), ttlMs);
+      return p.acquire(sessionId, holder, init, ttlMs);
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
       const p = ready();
       validateTtlMs(ttlMs);
-      const expiresAt = expiryIso(Date.now(), ttlMs);
+      const expiresAt = expiryIso(p.s.clock.get()!.now, ttlMs);
       if (p.s.renewLease.run(expiresAt, sessionId, holder, epoch).changes === 0) {
         throw new LeaseLostError({ sessionId, holder, epoch });
       }

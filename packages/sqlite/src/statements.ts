@@ -14,8 +14,16 @@ export interface Statements {
   appendWithLease: Statement<unknown[]>;
   /** Params: newHead, now, stateJson|null, release, release, id, expectedSeq, now. */
   appendWithoutLease: Statement<unknown[]>;
-  /** Read only on the failure path, to tell a seq conflict from a lost lease. */
-  appendGuardFacts: Statement<[string], Pick<SessionRow, 'head_seq'>>;
+  /** Read only on the failure path, to tell a lost lease from a seq conflict. */
+  appendGuardFacts: Statement<
+    [string],
+    Pick<SessionRow, 'head_seq' | 'lease_holder' | 'lease_epoch' | 'lease_expires_at'>
+  >;
+  /**
+   * The database's clock (the OS clock SQLite reads, not JavaScript's `Date`), in ms since the
+   * epoch: leases are granted and judged by it, like the server clock of the other stores.
+   */
+  clock: Statement<[], { now: number }>;
   /** Params: id, agentName, ownerId, tenantId, stateJson, headSeq, now, now. */
   insertSession: Statement<unknown[]>;
   selectSession: Statement<[string], SessionRow>;
@@ -37,7 +45,10 @@ export function prepareStatements(db: Database, t: TableNames): Statements {
   return {
     appendWithLease: db.prepare(`${appendSet} AND lease_holder = ? AND lease_epoch = ?`),
     appendWithoutLease: db.prepare(`${appendSet} AND ${LEASE_FREE}`),
-    appendGuardFacts: db.prepare(`SELECT head_seq FROM ${t.sessions} WHERE id = ?`),
+    appendGuardFacts: db.prepare(
+      `SELECT head_seq, lease_holder, lease_epoch, lease_expires_at FROM ${t.sessions} WHERE id = ?`,
+    ),
+    clock: db.prepare(`SELECT CAST(round(unixepoch('now', 'subsec') * 1000) AS INTEGER) AS now`),
     insertSession: db.prepare(
       `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch,
         lease_expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, NULL, 0, NULL, ?, ?)`,

@@ -1,5 +1,6 @@
 import {
   CorruptRecordError,
+  InvalidArgumentError,
   LeaseLostError,
   type NewMessage,
   PayloadTooLargeError,
@@ -130,9 +131,12 @@ describe('append and load', () => {
     await expect(
       store.append(id, { expectedSeq: 0, messages: messages('a', 1), lease: { holder: 'w1', epoch: 2 } }),
     ).rejects.toBeInstanceOf(LeaseLostError);
-    // Both wrong: a seq conflict is reported.
+    // Both wrong: the lost lease is reported, so a fenced writer always learns it was fenced.
     await expect(
       store.append(id, { expectedSeq: 7, messages: messages('a', 1), lease: { holder: 'w2', epoch: 1 } }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      store.append(id, { expectedSeq: 7, messages: messages('a', 1), lease: { holder: 'w1', epoch } }),
     ).rejects.toBeInstanceOf(SeqConflictError);
     await expect(store.acquireLease(id, { holder: 'w2', ttlMs: 1000, init: init() })).rejects.toBeInstanceOf(
       SessionBusyError,
@@ -163,18 +167,21 @@ describe('append and load', () => {
 
   it('lets a null-lease append through once the lease has expired', async () => {
     const id = freshId();
-    await store.acquireLease(id, { holder: 'w1', ttlMs: 1, init: init() });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await store.acquireLease(id, { holder: 'w1', ttlMs: 10, init: init() });
+    await new Promise((resolve) => setTimeout(resolve, 30));
     expect(await store.append(id, { expectedSeq: 0, messages: messages('a', 1), lease: null })).toEqual({
       headSeq: 1,
     });
   });
 
-  it('treats a lease expiring after year 9999 as live', async () => {
+  it('refuses a TTL whose expiry would pass year 9999 (or any above 24 h), before writing', async () => {
     const id = freshId();
-    // 8,000 years: toISOString writes it as +010xxx-…, which must not compare as "already expired".
-    await store.acquireLease(id, { holder: 'w1', ttlMs: 8000 * 365 * 86_400_000, init: init() });
-    expect((await caps.raw?.session(id))?.leaseHolder).toBe('w1');
+    // 8,000 years: toISOString would write +010xxx-…, which sorts before 2026 as text.
+    await expect(
+      store.acquireLease(id, { holder: 'w1', ttlMs: 8000 * 365 * 86_400_000, init: init() }),
+    ).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(await caps.raw?.session(id)).toBeNull();
+    await store.acquireLease(id, { holder: 'w1', ttlMs: 86_400_000, init: init() });
     await expect(
       store.append(id, { expectedSeq: 0, messages: messages('a', 1), lease: null }),
     ).rejects.toBeInstanceOf(LeaseLostError);
