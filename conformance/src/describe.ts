@@ -6,6 +6,7 @@ import { corruptRecordSpec } from './specs/corrupt-records.ts';
 import { crashMatrixSpec } from './specs/crash-matrix.ts';
 import { hostileIdSpec } from './specs/hostile-ids.ts';
 import { isolationSpec } from './specs/isolation.ts';
+import { leaseFaultSpec } from './specs/lease-faults.ts';
 import { leaseSpec } from './specs/leases.ts';
 import { limitSpec } from './specs/limits.ts';
 import { perfGateSpec } from './specs/perf-gate.ts';
@@ -17,6 +18,7 @@ export const conformanceSpecs: readonly ConformanceSpec[] = [
   atomicitySpec,
   concurrencySpec,
   leaseSpec,
+  leaseFaultSpec,
   limitSpec,
   isolationSpec,
   corruptRecordSpec,

@@ -94,3 +94,38 @@ export async function appendInChunks(
   }
   return headSeq;
 }
+
+/**
+ * Runs `fn` with this process's wall clock (`Date.now()`, `new Date()`) moved by `skewMs`, as if
+ * the machine's clock were wrong. Monotonic time (`performance.now()`) and the database servers'
+ * clocks are untouched: a store that judges leases by its authority clock is unaffected; one that
+ * trusts the client's clock is caught. The clock is restored even when `fn` throws.
+ */
+export async function withClockSkew<T>(skewMs: number, fn: () => Promise<T>): Promise<T> {
+  const RealDate = globalThis.Date;
+  class SkewedDate extends RealDate {
+    constructor(...args: unknown[]) {
+      if (args.length === 0) super(RealDate.now() + skewMs);
+      else super(...(args as [string | number]));
+    }
+    static override now(): number {
+      return RealDate.now() + skewMs;
+    }
+  }
+  globalThis.Date = SkewedDate as DateConstructor;
+  try {
+    return await fn();
+  } finally {
+    globalThis.Date = RealDate;
+  }
+}
+
+/** A Standard Schema that accepts any JSON object as tool input (the kit depends on no schema library). */
+export const anyJsonInput = {
+  '~standard': {
+    version: 1 as const,
+    vendor: 'agentstore-conformance',
+    validate: (value: unknown) => ({ value: value as Record<string, JsonValue> }),
+    types: undefined as { input: Record<string, JsonValue>; output: Record<string, JsonValue> } | undefined,
+  },
+};

@@ -27,6 +27,7 @@ export { corruptRecordChecks, corruptRecordSpec, describeCorruptRecords } from '
 export { crashMatrixChecks, crashMatrixSpec, describeCrashMatrix } from './specs/crash-matrix.ts';
 export { describeHostileIds, HOSTILE_TEXTS, hostileIdChecks, hostileIdSpec } from './specs/hostile-ids.ts';
 export { describeIsolation, isolationChecks, isolationSpec } from './specs/isolation.ts';
+export { describeLeaseFaults, leaseFaultChecks, leaseFaultSpec } from './specs/lease-faults.ts';
 export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
 export { describeLimits, limitChecks, limitSpec, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
 export {

@@ -11,6 +11,7 @@ import {
   hostileIdChecks,
   isolationChecks,
   leaseChecks,
+  leaseFaultChecks,
   perfGateChecks,
 } from '../src/index.ts';
 import { type Flaws, tableStore } from './support/table-store.ts';
@@ -68,6 +69,26 @@ describe('the kit catches broken stores', () => {
     await expectViolation(ctx, leaseChecks, 're-acquire by the same holder bumps the epoch and fences');
     await expectViolation(ctx, atomicityChecks, 'a lease mismatch writes nothing');
   });
+
+  it('a store that judges lease expiry by its caller’s clock lets a skewed client take a live lease', async () => {
+    const ctx = contextFor({ trustsClientClock: true });
+    await expectViolation(ctx, leaseChecks, 'a client whose clock is wrong can neither take a live lease');
+    // The same store is fine while every clock is right: only the skewed-clock check sees it.
+    await expect(
+      check(leaseChecks, 'another holder gets SessionBusyError').run(ctx),
+    ).resolves.toBeUndefined();
+  });
+
+  it('a store that checks the seq before the lease tells a fenced writer "seq conflict"', async () => {
+    const ctx = contextFor({ seqBeforeLease: true });
+    await expectViolation(ctx, leaseChecks, 'a fenced writer gets LeaseLostError, never SeqConflictError');
+  });
+
+  it('a store whose lease lapses early lets a successor fire while the partitioned holder still runs', async () => {
+    const ctx = contextFor({ shortensLease: true });
+    await expectViolation(ctx, leaseFaultChecks, 'a holder whose renewals hang (partitioned)');
+    await expectViolation(ctx, leaseFaultChecks, 'a holder whose renewals fail');
+  }, 30_000);
 
   it('dropping the last message of an append', async () => {
     const ctx = contextFor({ dropsLast: true });

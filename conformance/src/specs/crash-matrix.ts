@@ -1,8 +1,8 @@
-import { type AgentStore, defineAgent, type JsonValue, type RunResult, run, tool } from '@agentstore/core';
+import { type AgentStore, defineAgent, type RunResult, run, tool } from '@agentstore/core';
 import { type FaultPlan, faultyStore, type ScriptStep, scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview, violation } from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
-import { freshId, sleep } from '../fixtures.ts';
+import { anyJsonInput, freshId, sleep } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /**
@@ -14,16 +14,6 @@ const CRASHED_RUN_TTL_MS = 600;
 const RUN_TTL_MS = 10_000;
 const FINAL_ANSWER = 'Charged 42 and emailed the receipt.';
 const USER_MESSAGE = 'Charge order 42 and tell the customer.';
-
-/** A Standard Schema that accepts any JSON input (the kit depends on no schema library). */
-const jsonInput = {
-  '~standard': {
-    version: 1 as const,
-    vendor: 'agentstore-conformance',
-    validate: (value: unknown) => ({ value: value as Record<string, JsonValue> }),
-    types: undefined as { input: Record<string, JsonValue>; output: Record<string, JsonValue> } | undefined,
-  },
-};
 
 /** What the outside world saw: every side effect, keyed by tool call, with the idempotency keys used. */
 interface Ledger {
@@ -46,7 +36,7 @@ function scenario() {
   const ledger: Ledger = { effects: new Map(), lookups: 0 };
   const sendEmail = tool({
     description: 'Sends an email. Not safe to retry, no way to ask whether it went out.',
-    input: jsonInput,
+    input: anyJsonInput,
     handler: (input, ctx) => {
       record(ledger, 'send_email', ctx.toolCallId, ctx.idempotencyKey);
       return { sent: true, to: input.to ?? null };
@@ -54,7 +44,7 @@ function scenario() {
   });
   const lookup = tool({
     description: 'Reads an order. No side effect.',
-    input: jsonInput,
+    input: anyJsonInput,
     safeToRetry: true,
     handler: (input) => {
       ledger.lookups += 1;
@@ -63,7 +53,7 @@ function scenario() {
   });
   const charge = tool({
     description: 'Charges a card; the payment API can tell whether a charge with this key exists.',
-    input: jsonInput,
+    input: anyJsonInput,
     handler: (input, ctx) => {
       record(ledger, 'charge', ctx.toolCallId, ctx.idempotencyKey);
       return { charged: input.amount ?? null, key: ctx.idempotencyKey };

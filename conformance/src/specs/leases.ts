@@ -1,4 +1,4 @@
-import { SessionNotFoundError } from '@agentstore/core';
+import { type AgentStore, MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS, SessionNotFoundError } from '@agentstore/core';
 import {
   assert,
   assertEqual,
@@ -9,16 +9,22 @@ import {
   snapshot,
 } from '../assertions.ts';
 import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
-import { freshId, messages, seedSession, sessionInit, sleep } from '../fixtures.ts';
+import { freshId, messages, seedSession, sessionInit, sleep, withClockSkew } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
 
-/** Short TTLs and real waiting: leases expire by the client's clock. */
+/** Short TTLs and real waiting (plus the store's declared clock skew, if any). */
 const SHORT_TTL_MS = 150;
 const LONG_TTL_MS = 30_000;
 /** Room for a slow backend round trip when comparing an expiry with the client's clock. */
 const CLOCK_SLACK_MS = 1_000;
 
 const holderId = (name: string) => `${name}-${crypto.randomUUID()}`;
+
+/** How long past its expiry a lease stays live for takers: the store's declared clock skew (0 for server-clock stores). */
+const skewOf = (store: AgentStore) => store.maxClockSkewMs ?? 0;
+
+/** Sleeps until a lease of `ttlMs` granted now has expired for every taker. */
+const outlive = (store: AgentStore, ttlMs: number) => sleep(ttlMs + skewOf(store) + 60);
 
 export const leaseChecks: ConformanceCheck[] = [
   {
@@ -62,11 +68,12 @@ export const leaseChecks: ConformanceCheck[] = [
     },
   },
   {
-    name: 'another holder gets SessionBusyError with 0 < retryAfterMs ≤ ttl while the lease is live',
+    name: 'another holder gets SessionBusyError with 0 < retryAfterMs ≤ ttl (+ declared skew) while the lease is live',
     async run({ store }) {
       const id = freshId('busy');
       // Long enough that a slow backend cannot let it lapse between the two calls.
       const ttlMs = 2_000;
+      const bound = ttlMs + skewOf(store);
       await store.acquireLease(id, { holder: holderId('a'), ttlMs, init: sessionInit() });
       const error = await expectStoreError(
         store.acquireLease(id, { holder: holderId('b'), ttlMs, init: sessionInit() }),
@@ -76,8 +83,8 @@ export const leaseChecks: ConformanceCheck[] = [
       assertEqual(error.sessionId, id, 'SessionBusyError.sessionId');
       const retryAfter = error.retryAfterMs as number;
       assert(
-        typeof retryAfter === 'number' && retryAfter > 0 && retryAfter <= ttlMs,
-        `SessionBusyError.retryAfterMs must be in (0, ${ttlMs}], got ${preview(retryAfter)}`,
+        typeof retryAfter === 'number' && retryAfter > 0 && retryAfter <= bound,
+        `SessionBusyError.retryAfterMs must be in (0, ${bound}], got ${preview(retryAfter)}`,
       );
     },
   },
@@ -225,7 +232,7 @@ export const leaseChecks: ConformanceCheck[] = [
       const a = holderId('a');
       await seedSession(store, id, 1);
       const old = await store.acquireLease(id, { holder: a, ttlMs: SHORT_TTL_MS, init: sessionInit() });
-      await sleep(SHORT_TTL_MS + 60);
+      await outlive(store, SHORT_TTL_MS);
       const b = holderId('b');
       const taken = await store.acquireLease(id, { holder: b, ttlMs: LONG_TTL_MS, init: sessionInit() });
       assert(taken.epoch > old.epoch, `takeover epoch ${taken.epoch} is not above the expired ${old.epoch}`);
@@ -265,7 +272,7 @@ export const leaseChecks: ConformanceCheck[] = [
       const id = freshId('expired-own');
       const a = holderId('a');
       const { epoch } = await store.acquireLease(id, { holder: a, ttlMs: SHORT_TTL_MS, init: sessionInit() });
-      await sleep(SHORT_TTL_MS + 60);
+      await outlive(store, SHORT_TTL_MS);
       const result = await store.append(id, {
         expectedSeq: 0,
         messages: messages(2),
@@ -417,10 +424,22 @@ export const leaseChecks: ConformanceCheck[] = [
     },
   },
   {
-    name: 'lease calls reject a non-positive or fractional ttlMs with InvalidArgumentError',
+    name: 'lease calls reject a ttlMs outside 10 ms … 24 h (or not an integer) with InvalidArgumentError, before any write',
     async run({ store }) {
       const id = freshId('ttl');
-      for (const ttlMs of [0, -1, 1.5]) {
+      const outside = [
+        0,
+        -1,
+        1.5,
+        MIN_LEASE_TTL_MS - 1,
+        MAX_LEASE_TTL_MS + 1,
+        // Past year 9999: an ISO expiry would read +011533-…, sorting before any real date.
+        3e14,
+        Number.MAX_SAFE_INTEGER,
+        Number.NaN,
+        Number.POSITIVE_INFINITY,
+      ];
+      for (const ttlMs of outside) {
         await expectStoreError(
           store.acquireLease(id, { holder: holderId('a'), ttlMs, init: sessionInit() }),
           'INVALID_ARGUMENT',
@@ -429,11 +448,102 @@ export const leaseChecks: ConformanceCheck[] = [
       }
       assertEqual(await store.load(id), null, 'session after rejected acquireLease calls');
       const holder = holderId('a');
-      const { epoch } = await store.acquireLease(id, { holder, ttlMs: LONG_TTL_MS, init: sessionInit() });
+      const { epoch } = await store.acquireLease(id, {
+        holder,
+        ttlMs: MAX_LEASE_TTL_MS,
+        init: sessionInit(),
+      });
+      const held = (await store.load(id))?.session.lease;
+      for (const ttlMs of outside) {
+        await expectStoreError(
+          store.renewLease(id, { holder, epoch, ttlMs }),
+          'INVALID_ARGUMENT',
+          `renewLease with ttlMs ${ttlMs}`,
+        );
+      }
+      assertEqual((await store.load(id))?.session.lease, held, 'lease after rejected renewLease calls');
+      // The longest TTL is stored so that it still compares as live.
       await expectStoreError(
-        store.renewLease(id, { holder, epoch, ttlMs: 0 }),
-        'INVALID_ARGUMENT',
-        'renewLease with ttlMs 0',
+        store.acquireLease(id, { holder: holderId('b'), ttlMs: LONG_TTL_MS, init: sessionInit() }),
+        'SESSION_BUSY',
+        'acquireLease by another holder while a 24 h lease is live',
+      );
+      await store.listSessions({ limit: 10 });
+    },
+  },
+  {
+    name: 'a fenced writer gets LeaseLostError, never SeqConflictError, also after its successor appended',
+    async run(ctx) {
+      const { store } = ctx;
+      const id = freshId('fenced');
+      const a = holderId('a');
+      const old = await store.acquireLease(id, { holder: a, ttlMs: SHORT_TTL_MS, init: sessionInit() });
+      await store.append(id, {
+        expectedSeq: 0,
+        messages: messages(1),
+        lease: { holder: a, epoch: old.epoch },
+      });
+      await outlive(store, SHORT_TTL_MS);
+      const b = holderId('b');
+      const taken = await store.acquireLease(id, { holder: b, ttlMs: LONG_TTL_MS, init: sessionInit() });
+      await store.append(id, {
+        expectedSeq: 1,
+        messages: messages(2),
+        lease: { holder: b, epoch: taken.epoch },
+      });
+      const before = await snapshot(ctx, id);
+      // Its own stale head (1) and the real head (3): either way the answer is "you lost the lease".
+      for (const expectedSeq of [1, 3]) {
+        await expectStoreError(
+          store.append(id, { expectedSeq, messages: messages(1), lease: { holder: a, epoch: old.epoch } }),
+          'LEASE_LOST',
+          `append by the fenced holder at expectedSeq ${expectedSeq} after the new holder appended`,
+        );
+      }
+      await assertUnchanged(ctx, id, before, 'appends by a fenced holder');
+    },
+  },
+  {
+    name: 'a client whose clock is wrong can neither take a live lease nor cut one short (expiry is judged by the authority clock)',
+    async run({ store }) {
+      const skew = skewOf(store);
+      // No declared skew: the store must not trust client clocks at all, so a clock 40 s ahead
+      // cannot take a healthy 30 s lease. A declared skew: a clock off by less than it must fail too.
+      const ttlMs = skew > 0 ? Math.max(MIN_LEASE_TTL_MS, Math.floor(skew * 0.4)) : 30_000;
+      const offMs = skew > 0 ? Math.floor(skew * 0.8) : 40_000;
+      const ahead = freshId('clock-ahead');
+      const a = holderId('a');
+      await store.acquireLease(ahead, { holder: a, ttlMs, init: sessionInit() });
+      await expectStoreError(
+        withClockSkew(offMs, () =>
+          store.acquireLease(ahead, { holder: holderId('b'), ttlMs, init: sessionInit() }),
+        ),
+        'SESSION_BUSY',
+        `acquireLease of a live ${ttlMs} ms lease by a client whose clock runs ${offMs} ms ahead`,
+      );
+      await expectStoreError(
+        withClockSkew(offMs, () =>
+          store.append(ahead, { expectedSeq: 0, messages: messages(1), lease: null }),
+        ),
+        'LEASE_LOST',
+        `lease-less append under a live lease by a client whose clock runs ${offMs} ms ahead`,
+      );
+      assertEqual(
+        (await store.load(ahead))?.session.lease?.holder,
+        a,
+        'lease holder after the skewed client tried',
+      );
+      // A holder whose clock runs behind grants and renews; a correct clock must still see it live.
+      const behind = freshId('clock-behind');
+      const c = holderId('c');
+      const granted = await withClockSkew(-offMs, () =>
+        store.acquireLease(behind, { holder: c, ttlMs, init: sessionInit() }),
+      );
+      await withClockSkew(-offMs, () => store.renewLease(behind, { holder: c, epoch: granted.epoch, ttlMs }));
+      await expectStoreError(
+        store.acquireLease(behind, { holder: holderId('d'), ttlMs, init: sessionInit() }),
+        'SESSION_BUSY',
+        `acquireLease of a lease just granted and renewed by a client whose clock runs ${offMs} ms behind`,
       );
     },
   },
@@ -441,7 +551,7 @@ export const leaseChecks: ConformanceCheck[] = [
 
 export const leaseSpec: ConformanceSpec = { title: 'leases and fencing', checks: leaseChecks };
 
-/** Leases and fencing: grant, busy, renew, release, expiry, epochs, access control. */
+/** Leases and fencing: grant, busy, renew, release, expiry, epochs, access control, TTL bounds, skewed clocks. */
 export function describeLeases(target: ConformanceTarget): void {
   describeSpec(target, leaseSpec);
 }

@@ -10,6 +10,7 @@ import {
   type MessageRecord,
   ownerMatches,
   PayloadTooLargeError,
+  processClockMs,
   retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
@@ -49,6 +50,12 @@ export interface Flaws {
   sanitizesIds?: boolean;
   /** Makes five round trips per append where one would do. */
   chatty?: boolean;
+  /** Judges and writes lease expiry by the calling process's wall clock (`Date.now()`), not the store's. */
+  trustsClientClock?: boolean;
+  /** Checks the seq before the lease, so a fenced writer hears "seq conflict" once its successor appended. */
+  seqBeforeLease?: boolean;
+  /** Lets a lease lapse at half its TTL (a seconds/ms or clock-unit slip): takers arrive before the holder stops. */
+  shortensLease?: boolean;
 }
 
 interface SessionRow {
@@ -92,6 +99,10 @@ export function tableStore(
   const sessions = new Map<string, SessionRow>();
   const messages = new Map<string, Map<number, string>>();
   const key = (id: string) => (flaws.sanitizesIds ? id.toLowerCase().replace(/[^a-z0-9-]/g, '_') : id);
+  // The store's own clock, unless the flaw makes it trust whatever clock its caller has.
+  const clock = () => (flaws.trustsClientClock ? Date.now() : processClockMs());
+  const expiry = (now: number, ttlMs: number) =>
+    expiryIso(now, flaws.shortensLease ? Math.floor(ttlMs / 2) : ttlMs);
   const roundTrip = async () => {
     await new Promise((resolve) => setImmediate(resolve));
     if (options.roundTripUs) spin(options.roundTripUs);
@@ -158,7 +169,7 @@ export function tableStore(
       }
       await roundTrip();
       if (flaws.chatty) for (let i = 0; i < 4; i++) await roundTrip();
-      const now = Date.now();
+      const now = clock();
       const iso = new Date(now).toISOString();
       const existing = sessions.get(key(sessionId));
       const head = existing?.headSeq ?? 0;
@@ -167,7 +178,8 @@ export function tableStore(
           rowsOf(sessionId).set(head + i + 1, JSON.stringify({ ...message, seq: head + i + 1 }));
         });
       }
-      if (!flaws.noSeqCheck && head !== input.expectedSeq) {
+      const seqOk = flaws.noSeqCheck || head === input.expectedSeq;
+      if (!seqOk && flaws.seqBeforeLease) {
         throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: head });
       }
       const lease = existing ? leaseOf(existing) : null;
@@ -183,6 +195,7 @@ export function tableStore(
           epoch: input.lease?.epoch ?? null,
         });
       }
+      if (!seqOk) throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: head });
       const init = input.session?.init;
       const row: SessionRow = existing ?? {
         id: sessionId,
@@ -239,7 +252,7 @@ export function tableStore(
       validateSessionId(sessionId);
       validateTtlMs(ttlMs);
       await roundTrip();
-      const now = Date.now();
+      const now = clock();
       const iso = new Date(now).toISOString();
       const existing = sessions.get(key(sessionId));
       if (existing && !ownerMatches(existing, init)) throw new SessionAccessDeniedError({ sessionId });
@@ -262,7 +275,7 @@ export function tableStore(
       };
       row.leaseEpoch += 1;
       row.leaseHolder = holder;
-      row.leaseExpiresAt = expiryIso(now, ttlMs);
+      row.leaseExpiresAt = expiry(now, ttlMs);
       sessions.set(key(sessionId), row);
       return { epoch: row.leaseEpoch, session: toRecord(row) };
     },
@@ -274,7 +287,7 @@ export function tableStore(
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) {
         throw new LeaseLostError({ sessionId, holder, epoch });
       }
-      row.leaseExpiresAt = expiryIso(Date.now(), ttlMs);
+      row.leaseExpiresAt = expiry(clock(), ttlMs);
       return { expiresAt: row.leaseExpiresAt };
     },
 

@@ -15,6 +15,7 @@ export {
   MAX_LEASE_TTL_MS,
   MIN_LEASE_TTL_MS,
   ownerMatches,
+  processClockMs,
   retryAfterMs,
 } from './lease-rules.ts';
 export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';

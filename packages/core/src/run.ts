@@ -244,11 +244,7 @@ const AMBIGUOUS_ACQUIRE_RETRIES = 2;
  * outcome is unknown is repeated with the same holder: the store re-grants a holder its own
  * lease, so a lost answer cannot leave the session blocked for a whole TTL.
  */
-async function acquireWithin<T>(
-  acquire: () => Promise<T>,
-  waitMs: number,
-  signal: AbortSignal,
-): Promise<T> {
+async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signal: AbortSignal): Promise<T> {
   const deadline = performance.now() + waitMs;
   let poll = WAIT_POLL_MIN_MS;
   let ambiguous = 0;
@@ -335,7 +331,10 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
   validateTtlMs(ttlMs, 'leaseTtlMs');
   const waitMs = options.leaseWaitMs ?? 0;
   if (typeof waitMs !== 'number' || !(waitMs >= 0) || waitMs > Number.MAX_SAFE_INTEGER) {
-    throw new InvalidArgumentError({ argument: 'leaseWaitMs', reason: 'must be a non-negative number of ms' });
+    throw new InvalidArgumentError({
+      argument: 'leaseWaitMs',
+      reason: 'must be a non-negative number of ms',
+    });
   }
   const init: SessionInit = {
     agentName: agent.name,

@@ -169,9 +169,13 @@ describe('run() under lease faults (real timers, deterministic order)', () => {
       },
     });
     const llm = scriptedLlm([{ toolCalls: [{ id: 'c1', name: 'charge', input: {} }] }, { text: 'done' }]);
-    const outcome = run(agent, { store: partitioned, sessionId: 'p', message: 'go', llm, leaseTtlMs: 300 }).catch(
-      (error: unknown) => error,
-    );
+    const outcome = run(agent, {
+      store: partitioned,
+      sessionId: 'p',
+      message: 'go',
+      llm,
+      leaseTtlMs: 300,
+    }).catch((error: unknown) => error);
     // Poll until the store itself lets another worker take the lease.
     for (;;) {
       const taken = await store
@@ -208,7 +212,11 @@ describe('run() under lease faults (real timers, deterministic order)', () => {
 
   it('a queued run takes a released lease long before the old expiry, polling with backoff', async () => {
     const store = durableMemoryStore();
-    const { epoch } = await store.acquireLease('q', { holder: 'first', ttlMs: 600_000, init: { ...init, agentName: 'chat' } });
+    const { epoch } = await store.acquireLease('q', {
+      holder: 'first',
+      ttlMs: 600_000,
+      init: { ...init, agentName: 'chat' },
+    });
     let acquires = 0;
     const counting: AgentStore = {
       ...store,
@@ -244,7 +252,12 @@ describe('run() under lease faults (real timers, deterministic order)', () => {
     ['24 h + 1 ms', 86_400_001],
     ['NaN', Number.NaN],
   ])('refuses leaseTtlMs %s with InvalidArgumentError before any store call', async (_, leaseTtlMs) => {
-    const store = faultyStore(durableMemoryStore(), { op: 'load', call: 99, when: 'before', effect: 'crash' });
+    const store = faultyStore(durableMemoryStore(), {
+      op: 'load',
+      call: 99,
+      when: 'before',
+      effect: 'crash',
+    });
     const error = await run(defineAgent({ name: 'c', instructions: '' }), {
       store,
       sessionId: 'ttl',

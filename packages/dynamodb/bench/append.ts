@@ -41,7 +41,7 @@ async function benchServer(persist: boolean) {
   await createTable(client, TABLE);
   const store = dynamodbStore({ client, tableName: TABLE });
   const floor = dynamodbCapabilities(client, TABLE).floor;
-  const context = { client, tableName: TABLE, ttlSeconds: null };
+  const context = { client, tableName: TABLE, ttlSeconds: null, maxClockSkewMs: 0 };
 
   const sessions = { tx: `tx-${persist}` };
   await store.append(sessions.tx, { expectedSeq: 0, messages: batch(), lease: null });

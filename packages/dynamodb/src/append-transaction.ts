@@ -11,7 +11,7 @@ import type {
   TransactWriteItemsCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';
-import { type StoreContext, ttlValue } from './context.ts';
+import { expiredBeforeIso, type StoreContext, ttlValue } from './context.ts';
 import { SESSION_SK } from './keys.ts';
 import {
   MAX_SESSION_FIELD_BYTES,
@@ -91,7 +91,7 @@ export function messagePuts(
 /**
  * The session item's guarded update: head seq must equal `expectedSeq` (absent counts as 0 and is
  * created from `init`), and the lease must match (holder + epoch) or, without a token, be free or
- * expired by the client's clock. On failure DynamoDB returns the current item (ALL_OLD), which
+ * expired by the client's clock less `maxClockSkewMs`. On failure DynamoDB returns the current item (ALL_OLD), which
  * tells a seq conflict from a lost lease without another read.
  */
 export function sessionUpdate(
@@ -147,7 +147,8 @@ export function sessionUpdate(
     values[':epoch'] = { N: String(input.lease.epoch) };
     conditions.push('#leaseHolder = :holder AND #leaseEpoch = :epoch');
   } else {
-    conditions.push('(attribute_not_exists(#leaseHolder) OR #leaseExpiresAt <= :now)');
+    values[':expiredBefore'] = { S: expiredBeforeIso(context, nowMs) };
+    conditions.push('(attribute_not_exists(#leaseHolder) OR #leaseExpiresAt <= :expiredBefore)');
   }
   const ttl = ttlValue(context, nowMs);
   if (ttl !== null) {

@@ -1,5 +1,6 @@
 import {
   type AppendInput,
+  appendLeaseMatches,
   LeaseLostError,
   SeqConflictError,
   type StoreLimits,
@@ -8,7 +9,7 @@ import {
 import { type CancellationReason, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { appendToken, buildAppendTransaction, messagePuts } from './append-transaction.ts';
 import { backoff, errorName, type StoreContext } from './context.ts';
-import { storedHeadSeq } from './session-item.ts';
+import { storedHeadSeq, storedLease } from './session-item.ts';
 
 const MAX_ATTEMPTS = 5;
 /** Cancellation codes that mean "nothing was written, try again", not "your condition failed". */
@@ -20,25 +21,33 @@ const TRANSIENT = new Set([
 ]);
 
 /**
- * What a cancelled append means. Reason 0 is the session update: its ALL_OLD item gives the
- * stored head (SeqConflictError, preferred when both checks fail) or shows the lease check failed
- * (LeaseLostError). A failed message Put means an item already sits at a new seq.
+ * What a cancelled append means. Reason 0 is the session update: its ALL_OLD item shows the
+ * lease check failed (LeaseLostError, preferred when both checks fail, so a fenced writer always
+ * learns it was fenced) or gives the stored head (SeqConflictError). A failed message Put means an
+ * item already sits at a new seq.
  */
 function cancellationError(
+  context: StoreContext,
   sessionId: string,
   input: AppendInput,
   reasons: CancellationReason[],
+  nowMs: number,
 ): Error | 'retry' | null {
   const [session, ...puts] = reasons;
   if (session?.Code === 'ConditionalCheckFailed') {
-    const actualSeq = storedHeadSeq(session.Item);
-    if (actualSeq !== input.expectedSeq) {
-      return new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq });
+    const stored = session.Item ? storedLease(sessionId, session.Item) : null;
+    if (!appendLeaseMatches(stored, input.lease, nowMs - context.maxClockSkewMs)) {
+      return new LeaseLostError({
+        sessionId,
+        holder: input.lease?.holder ?? null,
+        epoch: input.lease?.epoch ?? null,
+      });
     }
-    return new LeaseLostError({
+    const actualSeq = storedHeadSeq(session.Item);
+    return new SeqConflictError({
       sessionId,
-      holder: input.lease?.holder ?? null,
-      epoch: input.lease?.epoch ?? null,
+      expectedSeq: input.expectedSeq,
+      actualSeq: actualSeq === input.expectedSeq ? null : actualSeq,
     });
   }
   if (puts.some((reason) => reason.Code === 'ConditionalCheckFailed')) {
@@ -85,7 +94,7 @@ export async function appendMessages(
       let fresh = false;
       if (name === 'TransactionCanceledException') {
         const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
-        const mapped = cancellationError(sessionId, input, reasons);
+        const mapped = cancellationError(context, sessionId, input, reasons, Date.now());
         if (mapped instanceof Error) throw mapped;
         // Cancelled means nothing was written; resend under a new token so no server-side
         // memory of the cancelled one can answer for it.

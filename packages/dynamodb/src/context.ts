@@ -6,6 +6,17 @@ export interface StoreContext {
   tableName: string;
   /** When set, every written item gets `ttl` = now + ttlSeconds (epoch seconds). */
   ttlSeconds: number | null;
+  /** A lease counts as expired only this long after its stored expiry (client clocks differ). */
+  maxClockSkewMs: number;
+}
+
+/**
+ * DynamoDB has no server clock a condition can read, so expiry is judged by the caller's clock
+ * less the declared skew: the ISO time before which a stored expiry has surely passed for every
+ * client whose clock is within `maxClockSkewMs` of this one.
+ */
+export function expiredBeforeIso(context: StoreContext, nowMs: number): string {
+  return new Date(nowMs - context.maxClockSkewMs).toISOString();
 }
 
 export function ttlValue(context: StoreContext, nowMs: number): number | null {

@@ -1,4 +1,4 @@
-import { type AgentStore, InvalidArgumentError } from '@agentstore/core';
+import { type AgentStore, InvalidArgumentError, MAX_LEASE_TTL_MS } from '@agentstore/core';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
 import type { StoreContext } from './context.ts';
@@ -23,7 +23,19 @@ export interface DynamoDbStoreOptions {
    * expired while it was still used fails to load with CorruptRecordError. Off by default.
    */
   ttlSeconds?: number;
+  /**
+   * DynamoDB has no server clock a condition can read, so lease expiry is judged by the clock of
+   * the client that tries to take the lease: a lease counts as expired only this long after its
+   * stored expiry. It must cover the largest difference between the clocks of any two processes
+   * using the table (NTP-synced hosts: milliseconds; laptops and containers without NTP: more).
+   * A larger value delays taking over a crashed run's lease by that much. Integer ms, 0 to 24 h.
+   * Default 5,000.
+   */
+  maxClockSkewMs?: number;
 }
+
+/** The default `maxClockSkewMs`: generous for NTP-synced hosts, small next to the 30 s default TTL. */
+export const DEFAULT_MAX_CLOCK_SKEW_MS = 5_000;
 
 /**
  * An AgentStore on one DynamoDB table: each append is one TransactWriteItems guarded by head seq
@@ -35,9 +47,16 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
   if (ttlSeconds !== null && (!Number.isSafeInteger(ttlSeconds) || ttlSeconds <= 0)) {
     throw new InvalidArgumentError({ argument: 'ttlSeconds', reason: 'must be a positive integer' });
   }
+  const maxClockSkewMs = options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
+  if (!Number.isSafeInteger(maxClockSkewMs) || maxClockSkewMs < 0 || maxClockSkewMs > MAX_LEASE_TTL_MS) {
+    throw new InvalidArgumentError({
+      argument: 'maxClockSkewMs',
+      reason: `must be an integer number of ms from 0 to ${MAX_LEASE_TTL_MS}`,
+    });
+  }
   const owned = options.client === undefined;
   const client = options.client ?? new DynamoDBClient(options.clientConfig ?? {});
-  const context: StoreContext = { client, tableName: options.tableName, ttlSeconds };
+  const context: StoreContext = { client, tableName: options.tableName, ttlSeconds, maxClockSkewMs };
   const limits = { ...DYNAMODB_LIMITS };
   let closed = false;
 
@@ -49,6 +68,7 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
   return {
     durable: true,
     limits,
+    maxClockSkewMs,
     load: async (sessionId, loadOptions) => loadSession(open(), sessionId, loadOptions),
     append: async (sessionId, input) => appendMessages(open(), limits, sessionId, input),
     acquireLease: async (sessionId, input) => acquireLease(open(), sessionId, input),

@@ -2,6 +2,6 @@
  * DynamoDB store with TransactWriteItems appends.
  * @module @agentstore/dynamodb
  */
-export { type DynamoDbStoreOptions, dynamodbStore } from './dynamodb-store.ts';
+export { DEFAULT_MAX_CLOCK_SKEW_MS, type DynamoDbStoreOptions, dynamodbStore } from './dynamodb-store.ts';
 export { DYNAMODB_LIMITS } from './limits.ts';
 export { type CreateTableOptions, createTable, tableDefinition } from './table.ts';

@@ -16,7 +16,7 @@ import {
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { checkFieldSize, stateJson } from './append-transaction.ts';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';
-import { errorName, type StoreContext, ttlValue } from './context.ts';
+import { errorName, expiredBeforeIso, type StoreContext, ttlValue } from './context.ts';
 import { SESSION_SK } from './keys.ts';
 import { decodeSession, type Item, nullableString } from './session-item.ts';
 
@@ -45,8 +45,9 @@ const ACQUIRE_ATTEMPTS = 3;
 
 /**
  * One conditional UpdateItem: creates the session from `init` if absent, else requires the same
- * owner and tenant and a lease that is free, expired (client clock) or this holder's; bumps the
- * epoch, which survives release. On failure the ALL_OLD item tells denied from busy.
+ * owner and tenant and a lease that is free, expired (by this client's clock less
+ * `maxClockSkewMs`) or this holder's; bumps the epoch, which survives release. On failure the
+ * ALL_OLD item tells denied from busy.
  */
 export async function acquireLease(
   context: StoreContext,
@@ -70,6 +71,7 @@ export async function acquireLease(
       ':holder': { S: holder },
       ':expires': { S: expiryIso(nowMs, ttlMs) },
       ':now': { S: now },
+      ':expiredBefore': { S: expiredBeforeIso(context, nowMs) },
       ':zero': { N: '0' },
       ':one': { N: '1' },
       ':kind': { S: SESSION_KIND },
@@ -91,7 +93,7 @@ export async function acquireLease(
     const condition =
       `attribute_not_exists(#pk) OR (${ownershipCondition('#ownerId', ':owner', init.ownerId)} AND ` +
       `${ownershipCondition('#tenantId', ':tenant', init.tenantId)} AND ` +
-      '(attribute_not_exists(#leaseHolder) OR #leaseExpiresAt <= :now OR #leaseHolder = :holder))';
+      '(attribute_not_exists(#leaseHolder) OR #leaseExpiresAt <= :expiredBefore OR #leaseHolder = :holder))';
     try {
       const { Attributes } = await context.client.send(
         new UpdateItemCommand({
@@ -113,7 +115,8 @@ export async function acquireLease(
       if (item) {
         const stored = decodeSession(sessionId, item);
         if (!ownerMatches(stored, init)) throw new SessionAccessDeniedError({ sessionId });
-        const checkedAt = Date.now();
+        // Judged as the condition was: the lease lives until its expiry plus the declared skew.
+        const checkedAt = Date.now() - context.maxClockSkewMs;
         if (isLeaseLive(stored.lease, checkedAt) && stored.lease.holder !== holder) {
           throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(stored.lease, checkedAt) });
         }

@@ -1,4 +1,4 @@
-import { CorruptRecordError, type JsonValue, type SessionRecord } from '@agentstore/core';
+import { CorruptRecordError, type JsonValue, type Lease, type SessionRecord } from '@agentstore/core';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { A } from './attributes.ts';
 
@@ -32,6 +32,12 @@ export function storedHeadSeq(item: Item | undefined): number | null {
   if (!item) return 0;
   const value = Number(item[A.headSeq]?.N);
   return Number.isSafeInteger(value) ? value : null;
+}
+
+/** The lease of a session item as returned by ReturnValuesOnConditionCheckFailure; null when free. */
+export function storedLease(sessionId: string, item: Item): Lease | null {
+  if (item[A.leaseHolder]?.S === undefined) return null;
+  return decodeSession(sessionId, item).lease;
 }
 
 export function decodeSession(sessionId: string, item: Item): SessionRecord {

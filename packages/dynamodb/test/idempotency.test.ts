@@ -16,7 +16,7 @@ let raw: ReturnType<typeof dynamodbCapabilities>['raw'];
 beforeAll(async () => {
   table = await freshTable(client, 'idempotency');
   store = dynamodbStore({ client, tableName: table.tableName });
-  context = { client, tableName: table.tableName, ttlSeconds: null };
+  context = { client, tableName: table.tableName, ttlSeconds: null, maxClockSkewMs: 0 };
   raw = dynamodbCapabilities(client, table.tableName).raw;
 });
 afterAll(async () => {

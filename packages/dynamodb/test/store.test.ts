@@ -152,9 +152,12 @@ describe('leases', () => {
     await expect(
       store.append(id, { expectedSeq: 0, messages: [message()], lease: { holder: 'A', epoch: 2 } }),
     ).rejects.toBeInstanceOf(LeaseLostError);
-    // Both checks failing: the seq conflict wins.
+    // Both checks failing: the lost lease wins, so a fenced writer always learns it was fenced.
     await expect(
       store.append(id, { expectedSeq: 3, messages: [message()], lease: { holder: 'X', epoch: 9 } }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      store.append(id, { expectedSeq: 3, messages: [message()], lease: { holder: 'A', epoch: 1 } }),
     ).rejects.toBeInstanceOf(SeqConflictError);
     await store.append(id, { expectedSeq: 0, messages: [message()], lease: { holder: 'A', epoch: 1 } });
 
@@ -183,11 +186,18 @@ describe('leases', () => {
     expect(await raw.session(id)).toMatchObject({ leaseHolder: null, leaseEpoch: 2, headSeq: 2 });
   });
 
-  it('lets anyone take an expired lease and fences the old holder', async () => {
+  it('lets anyone take an expired lease (once past maxClockSkewMs too) and fences the old holder', async () => {
     const id = sessionId();
-    await store.acquireLease(id, { holder: 'A', ttlMs: 1, init: init() });
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const b = await store.acquireLease(id, { holder: 'B', ttlMs: 60_000, init: init() });
+    const skewed = dynamodbStore({ client, tableName: table.tableName, maxClockSkewMs: 300 });
+    await skewed.acquireLease(id, { holder: 'A', ttlMs: 10, init: init() });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Expired by this clock, but a client up to 300 ms behind could still see it live.
+    const early = await skewed.acquireLease(id, { holder: 'B', ttlMs: 60_000, init: init() }).catch((e) => e);
+    expect(early).toBeInstanceOf(SessionBusyError);
+    expect(early.retryAfterMs).toBeGreaterThan(200);
+    expect(early.retryAfterMs).toBeLessThanOrEqual(300);
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    const b = await skewed.acquireLease(id, { holder: 'B', ttlMs: 60_000, init: init() });
     expect(b.epoch).toBe(2);
     await expect(
       store.append(id, { expectedSeq: 0, messages: [message()], lease: { holder: 'A', epoch: 1 } }),
@@ -305,6 +315,10 @@ describe('client ownership', () => {
 
   it('validates the table name and ttlSeconds', () => {
     expect(() => dynamodbStore({ client, tableName: 'bad name!' })).toThrow(/tableName/);
+    for (const maxClockSkewMs of [-1, 1.5, 86_400_001, Number.NaN]) {
+      expect(() => dynamodbStore({ client, tableName: 'ok-name', maxClockSkewMs })).toThrow(/maxClockSkewMs/);
+    }
+    expect(dynamodbStore({ client, tableName: 'ok-name' }).maxClockSkewMs).toBe(5_000);
     expect(() => dynamodbStore({ client, tableName: 'ok-name', ttlSeconds: 0 })).toThrow(/ttlSeconds/);
   });
 });

@@ -276,7 +276,12 @@ export function postgresStore(
       if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
         throw new LeaseLostError({ sessionId, holder: typeof holder === 'string' ? holder : null, epoch });
       }
-      const { rows } = await query<{ lease_expires_at: string }>(sql.renew, [sessionId, holder, epoch, ttlMs]);
+      const { rows } = await query<{ lease_expires_at: string }>(sql.renew, [
+        sessionId,
+        holder,
+        epoch,
+        ttlMs,
+      ]);
       if (!rows[0]) throw new LeaseLostError({ sessionId, holder, epoch });
       return { expiresAt: rows[0].lease_expires_at };
     },

@@ -7,6 +7,13 @@ import { dynamodbCapabilities } from './capabilities.ts';
 export { dynamodbCapabilities, rawItems, rawMessageSk } from './capabilities.ts';
 
 /**
+ * The clock skew the test target declares: every client runs on this one machine (one clock), and
+ * a small value keeps lease takeovers in the kit fast while the kit's skewed-clock checks still
+ * exercise it (they skew a client by less than this and expect the live lease to hold).
+ */
+export const TEST_MAX_CLOCK_SKEW_MS = 500;
+
+/**
  * The DynamoDB store under test on a fresh table at `endpoint` (DynamoDB Local here; the table is
  * dropped on close by the target that made it), with capabilities written against the raw
  * client and the documented layout.
@@ -28,7 +35,7 @@ export async function dynamodbTestTarget(options: {
   return {
     name: options.name ?? 'dynamodb (DynamoDB Local)',
     reopen: { endpoint: options.endpoint, tableName },
-    createStore: () => dynamodbStore({ client, tableName }),
+    createStore: () => dynamodbStore({ client, tableName, maxClockSkewMs: TEST_MAX_CLOCK_SKEW_MS }),
     capabilities: dynamodbCapabilities(client, tableName),
     async describe() {
       return `DynamoDB at ${options.endpoint} (@aws-sdk/client-dynamodb), table ${tableName}`;
