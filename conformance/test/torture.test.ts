@@ -28,11 +28,18 @@ async function torture(store: BackendName, options: Partial<TortureOptions>): Pr
 }
 
 describe('crash torture across processes', () => {
-  it('sqlite: SIGKILLed runs resume exactly once; two racers queue; a stopped worker is fenced', async () => {
-    const report = await torture('sqlite', { trials: 8, racers: [2], fenceTrials: 1 });
+  it('sqlite: SIGKILLed runs resume exactly once; two racers queue; a stopped worker is fenced; a partitioned holder stops', async () => {
+    const report = await torture('sqlite', { trials: 8, racers: [2], fenceTrials: 1, partitionTrials: 1 });
     const [sqlite] = report.stores;
     expect(sqlite!.race[0]).toMatchObject({ racers: 2, trials: 1, racersCompleted: 2, violations: 0 });
     expect(sqlite!.fence).toMatchObject({ trials: 1, staleAppendsRefused: 1, violations: 0 });
+    expect(sqlite!.partition).toMatchObject({
+      trials: 1,
+      completed: 1,
+      leaseLostRuns: 1,
+      effectsFromPartitioned: 0,
+      violations: 0,
+    });
   }, 150_000);
 
   it('postgres: crashes, two racers, fencing, and a crash-restart of the server mid-run', async () => {
@@ -49,9 +56,10 @@ describe('crash torture across processes', () => {
     expect(postgres!.fault).toMatchObject({ trials: 1, restarts: 1, completed: 1 });
   }, 150_000);
 
-  it('redis: crashes and a SIGKILL-restart of the server on its AOF mid-run', async () => {
-    const report = await torture('redis', { trials: 4, faults: true, faultTrials: 1 });
+  it('redis: crashes, a partitioned lease holder, and a SIGKILL-restart of the server on its AOF mid-run', async () => {
+    const report = await torture('redis', { trials: 4, faults: true, faultTrials: 1, partitionTrials: 1 });
     expect(report.stores[0]!.fault).toMatchObject({ trials: 1, restarts: 1, completed: 1 });
+    expect(report.stores[0]!.partition).toMatchObject({ trials: 1, leaseLostRuns: 1, effectsFromPartitioned: 0 });
   }, 150_000);
 
   it('dynamodb (DynamoDB Local, file-backed): crashes resume exactly once', async () => {

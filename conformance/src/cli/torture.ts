@@ -9,7 +9,8 @@ const USAGE = `Usage: agentstore-torture --store <name>[,<name>…] [options]
 Crash torture for agentstore stores: runs a multi-step agent in worker processes against a real
 server, SIGKILLs them at seeded random moments and resumes in fresh processes until the run
 completes; races workers on one crashed session; SIGSTOPs a worker past its lease (fencing);
-optionally crash-restarts the server mid-run. Checks after every trial: no side effect without
+partitions a lease holder from the database while its handlers run; optionally crash-restarts
+the server mid-run. Checks after every trial: no side effect without
 retry ran twice, every tool call has one result, every acknowledged message is stored exactly
 once with contiguous seqs, the run completes. Run it where the adapters are installed.
 
@@ -19,6 +20,7 @@ once with contiguous seqs, the run completes. Run it where the adapters are inst
   --racers <list>         racing scenarios, e.g. 2,8 (default none)
   --race-trials <N>       trials per racer count (default 1)
   --fence-trials <N>      SIGSTOP fencing trials per store (default 1)
+  --partition-trials <N>  trials where the lease holder's renewals hang while its handlers run (default 1)
   --faults                crash-restart the server mid-run (Postgres, Redis)
   --fault-trials <N>      restart trials per store (default 3)
   --concurrency <N>       crash trials at a time (default 1)
@@ -38,6 +40,7 @@ function parse(argv: string[]) {
       racers: { type: 'string' },
       'race-trials': { type: 'string' },
       'fence-trials': { type: 'string' },
+      'partition-trials': { type: 'string' },
       faults: { type: 'boolean' },
       'fault-trials': { type: 'string' },
       concurrency: { type: 'string' },
@@ -85,6 +88,7 @@ async function main(argv: string[]): Promise<number> {
       racers,
       raceTrials: count(values['race-trials'], 1, 'race-trials', 1),
       fenceTrials: count(values['fence-trials'], 1, 'fence-trials'),
+      partitionTrials: count(values['partition-trials'], 1, 'partition-trials'),
       faults: values.faults ?? false,
       faultTrials: count(values['fault-trials'], 3, 'fault-trials', 1),
       concurrency: count(values.concurrency, 1, 'concurrency', 1),

@@ -6,6 +6,11 @@ export interface ToolEnvironment {
   ledgerUrl: string;
   /** The lease epoch this worker holds (read when a handler runs). */
   epoch: () => number;
+  /**
+   * Runs first in every handler (the partition trial's slow downstream); when given, the handler
+   * then honours `ctx.signal` right before its effect, as a well-behaved handler does.
+   */
+  beforeEffect?: (call: { toolCallId: string; signal: AbortSignal }) => Promise<void>;
 }
 
 /** Accepts any JSON input: the kit depends on no schema library. */
@@ -20,9 +25,19 @@ const anyInput = {
 async function callLedger(
   env: ToolEnvironment,
   tool: string,
-  ctx: { sessionId: string | null; toolCallId: string; idempotencyKey: string; attempt: number },
+  ctx: {
+    sessionId: string | null;
+    toolCallId: string;
+    idempotencyKey: string;
+    attempt: number;
+    signal: AbortSignal;
+  },
   dedupe: boolean,
 ): Promise<string> {
+  if (env.beforeEffect) {
+    await env.beforeEffect(ctx);
+    ctx.signal.throwIfAborted();
+  }
   const call: LedgerCallInput = {
     sessionId: ctx.sessionId ?? '',
     tool,
@@ -32,8 +47,8 @@ async function callLedger(
     attempt: ctx.attempt,
     epoch: env.epoch(),
   };
-  // No abort signal on purpose: a stalled worker must still deliver its side effect, as a real
-  // one would, so the ledger sees what fencing does and does not prevent.
+  // No abort signal on the request itself: a stalled worker must still deliver a side effect it
+  // started, as a real one would, so the ledger sees what fencing does and does not prevent.
   const response = await fetch(`${env.ledgerUrl}/call`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(dedupe ? { 'x-dedupe': '1' } : {}) },

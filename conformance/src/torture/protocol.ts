@@ -12,7 +12,9 @@ export type WorkerLine =
   | { t: 'done'; status: string; headSeq: number }
   | { t: 'error'; name: string; code: string | null; message: string }
   /** Fencing: a direct append with the stale lease at the current head (must be refused). */
-  | { t: 'probe'; result: string };
+  | { t: 'probe'; result: string }
+  /** Partition: a handler started (it then waits on its slow downstream before the effect). */
+  | { t: 'handler'; toolCallId: string };
 
 /** What the parent hands a worker (argv[2], JSON). */
 export interface WorkerConfig {
@@ -23,4 +25,10 @@ export interface WorkerConfig {
   leaseWaitMs: number;
   /** After a LeaseLostError (or SeqConflictError), try one append with the stale lease at the current head. */
   probeAfterLeaseLost?: boolean;
+  /**
+   * Partition: every lease renewal of this worker hangs (the database is unreachable) while its
+   * handlers still reach the outside world; each handler waits `handlerDelayMs` (a slow
+   * downstream), then honours `ctx.signal` right before its effect, as the docs ask.
+   */
+  partition?: { handlerDelayMs: number };
 }

@@ -26,6 +26,10 @@ export function formatReport(report: TortureReport): string {
       out.push(
         `${line('fence', store.fence)}  LeaseLostError runs ${store.fence.leaseLostRuns}, stale appends refused ${store.fence.staleAppendsRefused}`,
       );
+    if (store.partition.trials)
+      out.push(
+        `${line('partition', store.partition)}  LeaseLostError runs ${store.partition.leaseLostRuns}, effects after the lease was lost ${store.partition.effectsFromPartitioned}`,
+      );
     if (store.fault)
       out.push(
         `${line('fault', store.fault)}  restarts ${store.fault.restarts} (${store.fault.duringRun} while a worker ran)`,

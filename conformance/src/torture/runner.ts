@@ -6,6 +6,7 @@ import {
   crashTrial,
   faultTrial,
   fenceTrial,
+  partitionTrial,
   raceTrial,
   type ScenarioName,
   type TrialOutcome,
@@ -21,6 +22,8 @@ export interface TortureOptions {
   raceTrials?: number;
   /** SIGSTOP fencing trials per store. */
   fenceTrials?: number;
+  /** Partition trials per store: the lease holder's renewals hang while its handlers run. */
+  partitionTrials?: number;
   /** Server crash-restart trials (stores with a restartable server: Postgres, Redis). */
   faults?: boolean;
   faultTrials?: number;
@@ -63,6 +66,7 @@ export interface StoreReport {
   crash: ScenarioSummary;
   race: Array<ScenarioSummary & { racers: number; racersCompleted: number; racersThatAppended: number }>;
   fence: ScenarioSummary & { leaseLostRuns: number; staleAppendsRefused: number };
+  partition: ScenarioSummary & { leaseLostRuns: number; effectsFromPartitioned: number };
   fault: (ScenarioSummary & { duringRun: number }) | null;
   /** Why a scenario did not run on this store. */
   skipped: string[];
@@ -77,6 +81,7 @@ export interface TortureReport {
     racers: number[];
     raceTrials: number;
     fenceTrials: number;
+    partitionTrials: number;
     faults: boolean;
     faultTrials: number;
   };
@@ -238,6 +243,16 @@ async function tortureStore(
     }
     if (fence.trials) log(`${name} fence: ${fence.trials} trials, ${fence.violations} violations`);
 
+    const partition = { ...emptySummary(), leaseLostRuns: 0, effectsFromPartitioned: 0 };
+    for (let trial = 1; trial <= (options.partitionTrials ?? 0); trial++) {
+      const outcome = await partitionTrial(ctx, trial);
+      record(outcome, partition);
+      if (outcome.facts.partitionedRunError === 'LEASE_LOST') partition.leaseLostRuns++;
+      partition.effectsFromPartitioned += Number(outcome.facts.effectsFromPartitioned);
+    }
+    if (partition.trials)
+      log(`${name} partition: ${partition.trials} trials, ${partition.violations} violations`);
+
     let fault: StoreReport['fault'] = null;
     if (options.faults) {
       if (backend.restart) {
@@ -261,6 +276,7 @@ async function tortureStore(
       crash,
       race,
       fence,
+      partition,
       fault,
       skipped,
       durationMs: Math.round(performance.now() - started),
@@ -285,7 +301,7 @@ export async function runTorture(options: TortureOptions): Promise<TortureReport
   const startedAt = new Date().toISOString();
   for (const name of options.stores) stores.push(await tortureStore(name, options, violations));
   const sum = (pick: (s: StoreReport) => number) => stores.reduce((total, s) => total + pick(s), 0);
-  const every = (s: StoreReport) => [s.crash, ...s.race, s.fence, ...(s.fault ? [s.fault] : [])];
+  const every = (s: StoreReport) => [s.crash, ...s.race, s.fence, s.partition, ...(s.fault ? [s.fault] : [])];
   const over = (field: keyof Pick<ScenarioSummary, 'trials' | 'kills' | 'resumes' | 'duplicates' | 'lost'>) =>
     sum((s) => every(s).reduce((total, summary) => total + summary[field], 0));
   return {
@@ -296,6 +312,7 @@ export async function runTorture(options: TortureOptions): Promise<TortureReport
       racers: options.racers ?? [],
       raceTrials: options.raceTrials ?? 1,
       fenceTrials: options.fenceTrials ?? 0,
+      partitionTrials: options.partitionTrials ?? 0,
       faults: options.faults ?? false,
       faultTrials: options.faultTrials ?? 1,
     },

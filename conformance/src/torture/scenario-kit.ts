@@ -47,6 +47,7 @@ export function spawnWorker(
   sessionId: string,
   lease: { ttlMs: number; waitMs: number },
   probeAfterLeaseLost = false,
+  partition?: { handlerDelayMs: number },
 ): Worker {
   return startWorker(
     {
@@ -56,6 +57,7 @@ export function spawnWorker(
       leaseTtlMs: lease.ttlMs,
       leaseWaitMs: lease.waitMs,
       ...(probeAfterLeaseLost ? { probeAfterLeaseLost } : {}),
+      ...(partition ? { partition } : {}),
     },
     ctx.cwd ? { cwd: ctx.cwd } : {},
   );

@@ -11,7 +11,7 @@ import {
   type WorkerRun,
 } from './scenario-kit.ts';
 
-export type ScenarioName = 'crash' | 'race' | 'fence' | 'fault';
+export type ScenarioName = 'crash' | 'race' | 'fence' | 'partition' | 'fault';
 
 export interface TrialOutcome {
   scenario: ScenarioName;
@@ -267,6 +267,60 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
     ctx.ledger.setHook(null);
     stale.signal('SIGCONT', true);
   }
+}
+
+/** The partitioned worker's lease, and how long its handlers wait on their slow downstream. */
+const PARTITION_LEASE = { ttlMs: 1_000, waitMs: 15_000 };
+const PARTITION_HANDLER_DELAY_MS = 3_000;
+
+/**
+ * Partition: a worker's lease renewals hang (it cannot reach the database) while its step-1
+ * handlers are inside a slow downstream call that outlasts the lease. Another worker queues,
+ * takes the session once the store lets it, and completes the run. The partitioned worker must
+ * end with LeaseLostError and must not deliver a single effect after the takeover: its handlers,
+ * which honour `ctx.signal` before the effect, find it aborted. The ledger then holds each effect
+ * at most once (and `charge` exactly once).
+ */
+export async function partitionTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
+  const sessionId = sessionFor(ctx, 'partition', trial);
+  const cut = spawnWorker(ctx, sessionId, PARTITION_LEASE, false, {
+    handlerDelayMs: PARTITION_HANDLER_DELAY_MS,
+  });
+  const cutRun = finishWorker(cut);
+  const extra: string[] = [];
+  while (cut.alive && !cut.lines.some((line) => line.t === 'handler')) await sleep(10);
+  if (!cut.lines.some((line) => line.t === 'handler'))
+    extra.push('the partitioned worker exited before a handler started');
+  const takeover = await finishWorker(spawnWorker(ctx, sessionId, CALM_LEASE));
+  const partitioned = await cutRun;
+  if (!takeover.completed) extra.push(`the takeover worker ended with ${takeover.error ?? 'no result'}`);
+  if (partitioned.error !== 'LEASE_LOST')
+    extra.push(`the partitioned worker's run ended with ${partitioned.error ?? 'success'}, not LEASE_LOST`);
+  const late = ctx.ledger.calls(sessionId).filter((call) => call.pid === partitioned.worker.pid);
+  if (late.length)
+    extra.push(
+      `the partitioned worker delivered ${late.length} effect(s) after losing its lease: ${late.map((c) => `${c.tool}/${c.toolCallId}`).join(', ')}`,
+    );
+  const charges = ctx.ledger.calls(sessionId).filter((call) => call.tool === 'charge' && !call.replayed);
+  return finish(
+    ctx,
+    {
+      scenario: 'partition',
+      trial,
+      sessionId,
+      kills: 0,
+      resumes: 1,
+      restarts: 0,
+      facts: {
+        partitionedRunError: partitioned.error ?? 'none',
+        effectsFromPartitioned: late.length,
+        handlersStarted: partitioned.lines.filter((line) => line.t === 'handler').length,
+        charges: charges.length,
+      },
+    },
+    [partitioned, takeover],
+    extra,
+  );
 }
 
 /** Server fault: the backend crash-restarts while a worker runs; fresh workers resume until done. */

@@ -2,7 +2,7 @@
 // session to completion (or until it is killed), and reports every acknowledged append.
 import { writeSync } from 'node:fs';
 import { type AgentStore, isAgentStoreError, type LeaseToken, run } from '@agentstore/core';
-import { scriptedLlm } from '@agentstore/core/testing';
+import { renewFaults, scriptedLlm } from '@agentstore/core/testing';
 import { reopenBackend } from '../backends/index.ts';
 import { TORTURE_MESSAGE_ID, TORTURE_SCRIPT, tortureAgent } from './agent.ts';
 import { LINE_PREFIX, type WorkerConfig, type WorkerLine } from './protocol.ts';
@@ -67,8 +67,21 @@ async function main(config: WorkerConfig): Promise<number> {
   const target = await reopenBackend(config.handle);
   const raw = await target.createStore();
   const lease: { current: LeaseToken | null } = { current: null };
-  const store = observed(raw, lease);
-  const agent = tortureAgent({ ledgerUrl: config.ledgerUrl, epoch: () => lease.current?.epoch ?? 0 });
+  // Partitioned: renewals never answer; everything else (and the outside world) still works.
+  const store = config.partition ? renewFaults(observed(raw, lease), 'hang') : observed(raw, lease);
+  const delayMs = config.partition?.handlerDelayMs;
+  const agent = tortureAgent({
+    ledgerUrl: config.ledgerUrl,
+    epoch: () => lease.current?.epoch ?? 0,
+    ...(delayMs !== undefined
+      ? {
+          beforeEffect: async ({ toolCallId }: { toolCallId: string }) => {
+            report({ t: 'handler', toolCallId });
+            await new Promise((resolve) => setTimeout(resolve, delayMs));
+          },
+        }
+      : {}),
+  });
   report({ t: 'ready', pid: process.pid });
   let exitCode = 0;
   try {
