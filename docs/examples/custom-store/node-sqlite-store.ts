@@ -128,6 +128,9 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     release: db.prepare(
       'UPDATE agent_sessions SET lease_holder = NULL, lease_expires_at = NULL WHERE id = ? AND lease_holder = ? AND lease_epoch = ?',
     ),
+    // The database's clock (the OS clock SQLite reads), not the caller's Date: leases are granted
+    // and judged by one authority clock, so a process with a wrong clock cannot take a live lease.
+    clock: db.prepare("SELECT CAST(round(unixepoch('now', 'subsec') * 1000) AS INTEGER) AS now"),
     deleteMessages: db.prepare('DELETE FROM agent_messages WHERE session_id = ?'),
     deleteSession: db.prepare('DELETE FROM agent_sessions WHERE id = ?'),
   };
@@ -146,6 +149,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
   }
 
   const sessionRow = (id: string) => sql.session.get(id) as SessionRow | undefined;
+  const dbNow = () => Number((sql.clock.get() as { now: number | bigint }).now);
 
   return {
     durable: true,
@@ -169,20 +173,21 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
 
     async append(sessionId, input) {
       validateAppendInput(sessionId, input, LIMITS);
-      const now = Date.now();
-      const iso = new Date(now).toISOString();
       return transaction(() => {
+        const now = dbNow();
+        const iso = new Date(now).toISOString();
         let row = sessionRow(sessionId);
         const head = row?.head_seq ?? 0;
-        if (head !== input.expectedSeq) {
-          throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: head });
-        }
+        // The lease first: a fenced writer must hear LeaseLostError even after its successor appended.
         if (!appendLeaseMatches(row ? leaseOf(row) : null, input.lease, now)) {
           throw new LeaseLostError({
             sessionId,
             holder: input.lease?.holder ?? null,
             epoch: input.lease?.epoch ?? null,
           });
+        }
+        if (head !== input.expectedSeq) {
+          throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: head });
         }
         if (!row) {
           const init = input.session?.init;
@@ -211,9 +216,9 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     async acquireLease(sessionId, { holder, ttlMs, init }) {
       validateSessionId(sessionId);
       validateTtlMs(ttlMs);
-      const now = Date.now();
-      const iso = new Date(now).toISOString();
       return transaction(() => {
+        const now = dbNow();
+        const iso = new Date(now).toISOString();
         const existing = sessionRow(sessionId);
         if (existing && !ownerMatches(decodeSession(existing), init))
           throw new SessionAccessDeniedError({ sessionId });
@@ -233,7 +238,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
       validateTtlMs(ttlMs);
-      const expiresAt = expiryIso(Date.now(), ttlMs);
+      const expiresAt = expiryIso(dbNow(), ttlMs);
       const { changes } = sql.renew.run(expiresAt, sessionId, holder, epoch);
       if (changes !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
       return { expiresAt };
