@@ -214,9 +214,8 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
     const woken = await staleRun;
     const probe = woken.lines.find((line) => line.t === 'probe');
     const probeResult = probe?.t === 'probe' ? probe.result : 'none';
-    // LEASE_LOST from its own lease keeper (or the store); a store may answer SEQ_CONFLICT
-    // instead when both checks fail, which refuses the append just as well.
-    if (woken.error !== 'LEASE_LOST' && woken.error !== 'SEQ_CONFLICT')
+    // LEASE_LOST from its own lease deadline (or the store, which checks the lease before the seq).
+    if (woken.error !== 'LEASE_LOST')
       extra.push(`the woken worker's run ended with ${woken.error ?? 'success'}, not LEASE_LOST`);
     const takeoverHead = Math.min(
       ...takeover.lines.flatMap((line) => (line.t === 'ack' ? [line.headSeq] : [Number.POSITIVE_INFINITY])),

@@ -11,7 +11,7 @@ export { dynamodbCapabilities, rawItems, rawMessageSk } from './capabilities.ts'
  * a small value keeps lease takeovers in the kit fast while the kit's skewed-clock checks still
  * exercise it (they skew a client by less than this and expect the live lease to hold).
  */
-export const TEST_MAX_CLOCK_SKEW_MS = 500;
+export const TEST_MAX_CLOCK_SKEW_MS = 1_000;
 
 /**
  * The DynamoDB store under test on a fresh table at `endpoint` (DynamoDB Local here; the table is
