@@ -32,10 +32,16 @@ export interface TrialOutcome {
   findings: TrialFindings;
 }
 
-/** Crash trials: short leases, so a resume waits little for a dead worker's lease. */
+/**
+ * Crash trials: short leases, so a resume waits little for a dead worker's lease; a live worker
+ * stops at its local deadline (four fifths of the TTL) when renewals are slower than that.
+ */
 const CRASH_LEASE = { ttlMs: 500, waitMs: 15_000 };
-/** Racers and takeover workers: a lease long enough that CPU contention cannot expire it. */
-const CALM_LEASE = { ttlMs: 4_000, waitMs: 60_000 };
+/**
+ * Racers and takeover workers: a lease long enough that CPU contention or a cold backend cannot
+ * outrun it. Queued workers take it within a poll interval of its release, whatever its length.
+ */
+const CALM_LEASE = { ttlMs: 10_000, waitMs: 60_000 };
 const MAX_KILLS = 3;
 const MAX_WORKERS = 10;
 
