@@ -33,10 +33,14 @@ export interface TrialOutcome {
 }
 
 /**
- * Crash trials: short leases, so a resume waits little for a dead worker's lease; a live worker
- * stops at its local deadline (four fifths of the TTL) when renewals are slower than that.
+ * Crash trials: short leases, so a resume waits little for a dead worker's lease — but not shorter
+ * than this backend can keep: a live worker stops at its local deadline (four fifths of the TTL)
+ * when no renewal answers sooner, so the TTL scales with the calibrated clean run (2×, 1–10 s).
  */
-const CRASH_LEASE = { ttlMs: 500, waitMs: 15_000 };
+const crashLease = (ctx: StoreContext) => ({
+  ttlMs: Math.round(Math.min(10_000, Math.max(1_000, ctx.runMs * 2))),
+  waitMs: 30_000,
+});
 /**
  * Racers and takeover workers: a lease long enough that CPU contention or a cold backend cannot
  * outrun it. Queued workers take it within a poll interval of its release, whatever its length.
@@ -103,7 +107,7 @@ async function resumeUntilComplete(
   while (!runs.some((run) => run.completed) && runs.length < MAX_WORKERS) {
     const kill = kills.count < MAX_KILLS && prng.chance(killAgain);
     const delay = prng.next() * ctx.runMs;
-    const run = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), kill ? delay : null);
+    const run = await finishWorker(spawnWorker(ctx, sessionId, crashLease(ctx)), kill ? delay : null);
     if (run.killed) kills.count++;
     runs.push(run);
   }
@@ -115,7 +119,10 @@ export async function crashTrial(ctx: StoreContext, trial: number): Promise<Tria
   const sessionId = sessionFor(ctx, 'crash', trial);
   const kills = { count: 0 };
   const runs: WorkerRun[] = [];
-  const first = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), prng.next() * ctx.runMs * 0.9);
+  const first = await finishWorker(
+    spawnWorker(ctx, sessionId, crashLease(ctx)),
+    prng.next() * ctx.runMs * 0.9,
+  );
   if (first.killed) kills.count++;
   else if (first.completed) {
     // The kill came too late: a warmed-up backend (DynamoDB Local's JVM) runs faster than the
@@ -145,7 +152,10 @@ export async function crashTrial(ctx: StoreContext, trial: number): Promise<Tria
 export async function raceTrial(ctx: StoreContext, trial: number, racers: number): Promise<TrialOutcome> {
   const prng = createPrng(deriveSeed(ctx.seed, ctx.storeName, 'race', racers, trial));
   const sessionId = sessionFor(ctx, `race${racers}`, trial);
-  const first = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), prng.next() * ctx.runMs * 0.7);
+  const first = await finishWorker(
+    spawnWorker(ctx, sessionId, crashLease(ctx)),
+    prng.next() * ctx.runMs * 0.7,
+  );
   const started = Array.from({ length: racers }, () => spawnWorker(ctx, sessionId, CALM_LEASE));
   const raced = await Promise.all(started.map((worker) => finishWorker(worker)));
   const extra = raced.flatMap((run, i) =>
@@ -184,7 +194,8 @@ export async function raceTrial(ctx: StoreContext, trial: number, racers: number
  */
 export async function fenceTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
   const sessionId = sessionFor(ctx, 'fence', trial);
-  const staleLease = { ttlMs: 400, waitMs: 15_000 };
+  // Short, yet long enough for this backend to reach step 2 before the local deadline.
+  const staleLease = { ttlMs: Math.max(400, crashLease(ctx).ttlMs), waitMs: 15_000 };
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => {
     release = resolve;
