@@ -285,10 +285,6 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
   }
 }
 
-/** The partitioned worker's lease, and how long its handlers wait on their slow downstream. */
-const PARTITION_LEASE = { ttlMs: 1_000, waitMs: 15_000 };
-const PARTITION_HANDLER_DELAY_MS = 3_000;
-
 /**
  * Partition: a worker's lease renewals hang (it cannot reach the database) while its step-1
  * handlers are inside a slow downstream call that outlasts the lease. Another worker queues,
@@ -299,9 +295,9 @@ const PARTITION_HANDLER_DELAY_MS = 3_000;
  */
 export async function partitionTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
   const sessionId = sessionFor(ctx, 'partition', trial);
-  const cut = spawnWorker(ctx, sessionId, PARTITION_LEASE, false, {
-    handlerDelayMs: PARTITION_HANDLER_DELAY_MS,
-  });
+  // The crash trials' lease (it fits this backend); the slow downstream outlasts it three times.
+  const lease = crashLease(ctx);
+  const cut = spawnWorker(ctx, sessionId, lease, false, { handlerDelayMs: lease.ttlMs * 3 });
   const cutRun = finishWorker(cut);
   const extra: string[] = [];
   while (cut.alive && !cut.lines.some((line) => line.t === 'handler')) await sleep(10);
