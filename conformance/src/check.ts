@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ConformanceTarget, StoreCapabilities } from './target.ts';
 
 /** What a check may need beyond the contract. A check is registered only when the target offers all it needs. */
-export type Capability = 'raw' | 'corrupt' | 'floor' | 'durable';
+export type Capability = 'raw' | 'corrupt' | 'floor' | 'durable' | 'process';
 
 export interface CheckContext {
   store: AgentStore;
@@ -33,6 +33,8 @@ export function offeredCapabilities(target: ConformanceTarget): Set<Capability> 
   if (target.capabilities?.corrupt) offered.add('corrupt');
   if (target.capabilities?.floor) offered.add('floor');
   if (target.durable !== false) offered.add('durable');
+  // Another process can open the same data: the target names its module and how to reopen it.
+  if (target.module && target.reopen !== undefined && target.multiProcess !== false) offered.add('process');
   return offered;
 }
 

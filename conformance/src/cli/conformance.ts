@@ -4,7 +4,7 @@ import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startVitest } from 'vitest/node';
-import { TARGET_MODULE_ENV } from './target-module.ts';
+import { TARGET_MODULE_ENV } from '../target-module.ts';
 
 const USAGE = `Usage: agentstore-conformance <module> [--filter <pattern>]
 

@@ -71,6 +71,25 @@ export interface ConformanceTarget {
   durable?: boolean;
   /** Perf gate: fail only beyond this ratio to the raw floor (default 3, generous so noise cannot flake it). */
   maxFloorRatio?: number;
+  /**
+   * The module (a file URL or absolute path) whose default export opens this target: the kit's
+   * process tier and `agentstore-torture` import it in child processes. The CLIs set it to the
+   * file they were given; an adapter's `./testing` entry sets it to itself.
+   */
+  module?: string;
+  /**
+   * Options that open this same target — same database, schema, prefix or table — from another
+   * process, passed to `module`'s default export when that is a function (JSON values only).
+   * Absent: the default export is called with no options (it must then find the same data on its
+   * own, e.g. from a fixed connection string).
+   */
+  reopen?: Readonly<Record<string, string | number | boolean | null>>;
+  /**
+   * Whether several processes may use the backend at the same time (default true). False skips
+   * the process tier and torture's racing workers (e.g. D1 under miniflare, where every process
+   * runs its own engine on one file).
+   */
+  multiProcess?: boolean;
 }
 
 /**
