@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgentStore } from '@agentstore/core';
-import type { ConformanceTarget } from './target.ts';
+import type { ConformanceTarget, OpenTestTarget } from './target.ts';
 
 /** How the CLI tells its suite which module to test: workers inherit the environment. */
 export const TARGET_MODULE_ENV = 'AGENTSTORE_CONFORMANCE_TARGET';
@@ -64,4 +64,22 @@ export async function openTargetModule(
   const url = moduleUrl(module);
   const namespace = (await import(/* @vite-ignore */ url)) as Record<string, unknown>;
   return targetFromModule(namespace, module, options);
+}
+
+const isOpen = (target: ConformanceTarget): target is OpenTestTarget =>
+  typeof (target as OpenTestTarget).describe === 'function' &&
+  typeof (target as OpenTestTarget).close === 'function';
+
+/**
+ * A target module opened for a tool (`agentstore-torture`, `agentstore-bench`): an adapter's
+ * `./testing` entry gives an `OpenTestTarget` already; a plain `ConformanceTarget` (a custom
+ * store's) gets `describe` (its name) and a `close` with nothing to release.
+ */
+export async function openToolTarget(
+  module: string,
+  options?: ConformanceTarget['reopen'],
+): Promise<OpenTestTarget> {
+  const target = await openTargetModule(module, options);
+  if (isOpen(target)) return target;
+  return { ...target, describe: async () => target.name, close: async () => {} };
 }

@@ -94,16 +94,75 @@ export interface ConformanceTarget {
 
 /**
  * A target on a live backend that the caller must close: what an adapter's `./testing` entry
- * returns, so the conformance kit, the bench and the torture runner can open any store the same way.
+ * default-exports (`(options?) => Promise<OpenTestTarget>`; without options it starts a throwaway
+ * backend, with a target's `reopen` it opens the same data), and the one shape the conformance
+ * kit, `agentstore-torture` and `agentstore-bench` read. Tools never ask which store it is: what
+ * differs between stores is a field here.
  */
 export interface OpenTestTarget extends ConformanceTarget {
   /** What the target runs on (driver and server versions), for reports. */
   describe(): Promise<string>;
-  /**
-   * The options that open this same target — same database, schema, prefix or table — from
-   * another process, passed to the same `…TestTarget` factory (JSON-serialisable).
-   */
-  readonly reopen: Record<string, string | boolean>;
-  /** Releases the connections the target opened (not the server). */
+  /** Releases the connections the target opened, and stops any server it started. */
   close(): Promise<void>;
+  /** Crash-restarts the server (torture's fault trials); absent where there is none this process owns. */
+  restart?(): Promise<void>;
+  /**
+   * Round trips to the backend (driver calls: queries, commands, requests, statements) made so
+   * far by one store this target created — counted on that very instance — or by the floor in
+   * its capabilities. Absent: the tools count `store.*` calls instead, and say so.
+   */
+  roundTrips?(subject: AgentStore | RawAppendFloor): number;
+  /** What one counted round trip is, in words, for reports (e.g. "pg queries"). */
+  roundTripUnit?: string;
+  /** Where the backend keeps files this target made; absent for servers. */
+  dataDir?: string;
+  /** Caveats a report must print beside this target's numbers (e.g. D1 timed through miniflare's proxy). */
+  notes?: readonly string[];
+}
+
+/** A store's or floor's round-trip counter, for adapters implementing `OpenTestTarget.roundTrips`. */
+export function roundTripCounters(): {
+  /** Starts counting for `subject`; returns the function its driver calls once per round trip. */
+  track(subject: object): () => void;
+  count(subject: AgentStore | RawAppendFloor): number;
+} {
+  const counts = new WeakMap<object, { n: number }>();
+  return {
+    track(subject) {
+      const counter = { n: 0 };
+      counts.set(subject, counter);
+      return () => {
+        counter.n += 1;
+      };
+    },
+    count(subject) {
+      const counter = counts.get(subject);
+      if (!counter) throw new Error('roundTrips: this store or floor was not created by this target');
+      return counter.n;
+    },
+  };
+}
+
+/** A server an adapter's `./testing` entry started for its target (e.g. from `@agentstore/conformance/launchers`). */
+export interface TargetServer {
+  /** False for a server the process did not start (an `AGENTSTORE_*` URL): it is never restarted. */
+  owned: boolean;
+  stop(): Promise<void>;
+  restart?(): Promise<void>;
+}
+
+/** The target with `server` stopped on close (after the target's own cleanup) and restartable when owned. */
+export function withServer(target: OpenTestTarget, server: TargetServer): OpenTestTarget {
+  const restart = server.owned ? server.restart?.bind(server) : undefined;
+  return {
+    ...target,
+    ...(restart ? { restart } : {}),
+    async close() {
+      try {
+        await target.close();
+      } finally {
+        await server.stop();
+      }
+    },
+  };
 }
