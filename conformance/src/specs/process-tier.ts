@@ -58,6 +58,33 @@ const killedHow = (child: ChildRun, config: Pick<ChildConfig, 'killAtTurn'>) => 
     : `a child that finished without being killed (${acked} appends)`;
 };
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A killed client's last request may still be running on the server (Postgres finishes a
+ * statement whose client died): wait until two reads, through the store and the raw reader, agree
+ * before judging what the crash left. Bounded; a store that never settles is judged as it stands.
+ */
+async function settle(ctx: CheckContext, sessionId: string): Promise<void> {
+  const look = async () => {
+    const loaded = await ctx.store.load(sessionId).catch((error: unknown) => String(error));
+    const raw = ctx.capabilities.raw;
+    return JSON.stringify([
+      typeof loaded === 'string' ? loaded : [loaded?.session.headSeq, loaded?.messages.map((m) => m.id)],
+      raw
+        ? [(await raw.session(sessionId))?.headSeq, (await raw.messages(sessionId)).map((r) => r.id)]
+        : null,
+    ]);
+  };
+  let last = await look();
+  for (let i = 0; i < 50; i++) {
+    await sleep(100);
+    const next = await look();
+    if (next === last) return;
+    last = next;
+  }
+}
+
 /**
  * After a crash the session must load (through the store and the raw reader alike), hold every
  * acknowledged message exactly once in whole appends, and take an append at its head.
@@ -180,6 +207,7 @@ export const processTierChecks: ConformanceCheck[] = [
         };
         try {
           const child = await childFor(ctx, config, selfKill ? undefined : 5 + Math.random() * 60);
+          await settle(ctx, sessionId);
           await assertRecoverable(ctx, sessionId, child.lines, killedHow(child, config));
         } finally {
           await ctx.store.deleteSession(sessionId);
