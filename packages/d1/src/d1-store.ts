@@ -7,6 +7,7 @@ import {
   retryAfterMs,
   SessionAccessDeniedError,
   SessionBusyError,
+  UnexpectedReplyError,
   validateAppendInput,
   validateLoadOptions,
   validateSessionId,
@@ -142,7 +143,12 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       ]);
       const row = after?.results[0];
       if (!row)
-        throw new Error(`D1 returned no session row for ${JSON.stringify(sessionId)} after a lease upsert`);
+        throw new UnexpectedReplyError({
+          store: '@agentstore/d1',
+          operation: 'acquireLease',
+          reply: 'no session row after the lease upsert',
+          sessionId,
+        });
       const session = decodeSqliteSession(row);
       if (!ownerMatches(session, init)) throw new SessionAccessDeniedError({ sessionId });
       if (session.lease?.holder !== holder) {

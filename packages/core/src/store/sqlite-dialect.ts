@@ -5,7 +5,7 @@
  * (better-sqlite3: `@name`; D1: `?N` only), so SQL that takes values is built from a
  * `Placeholders` map the adapter supplies.
  */
-import { AgentStoreError, InvalidArgumentError } from '../errors.ts';
+import { InvalidArgumentError, SchemaVersionError } from '../errors.ts';
 import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from '../record-codec.ts';
 import type { MessageRecord, SessionRecord } from '../records.ts';
 
@@ -114,27 +114,14 @@ export function sqliteSchemaStatements(options: { tablePrefix?: string } = {}): 
   return [sqliteVersionTableSql(t), ...sqliteSchemaV1(t), sqliteRecordVersionSql(t)];
 }
 
-/** The tables were migrated by a newer package; this one refuses to guess their layout. */
-export class SchemaVersionError extends AgentStoreError {
-  readonly code = 'SCHEMA_VERSION_UNSUPPORTED' as const;
-  readonly found: number;
-  readonly supported: number;
-  constructor(found: number, supported: number = SQLITE_SCHEMA_VERSION) {
-    super(
-      `The tables were migrated to agentstore schema version ${found}, newer than the ${supported} ` +
-        'this package understands; upgrade the package',
-    );
-    this.found = found;
-    this.supported = supported;
-  }
-}
+export { SchemaVersionError } from '../errors.ts';
 
 /**
  * What `migrate()` must do given the version it read: nothing (current), the version-1
  * statements (none yet), or refuse (newer).
  */
 export function sqliteMigrationPlan(t: SqliteTableNames, found: number): string[] {
-  if (found > SQLITE_SCHEMA_VERSION) throw new SchemaVersionError(found);
+  if (found > SQLITE_SCHEMA_VERSION) throw new SchemaVersionError(found, SQLITE_SCHEMA_VERSION);
   if (found === SQLITE_SCHEMA_VERSION) return [];
   return [...sqliteSchemaV1(t), sqliteRecordVersionSql(t)];
 }
