@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { runTorture, type TortureOptions, type TortureReport } from '@agentstore/conformance/torture';
+import { runCleanTorture, type TortureOptions } from '@agentstore/conformance/torture';
 import { describe, expect, it } from 'vitest';
 
 // agentstore-torture on this package's published target module: real worker processes, real
@@ -7,23 +7,8 @@ import { describe, expect, it } from 'vitest';
 // docs/reliability.md use the same code through `pnpm torture`.
 const target = join(import.meta.dirname, '../src/testing/index.ts');
 
-async function torture(options: Partial<TortureOptions>): Promise<TortureReport> {
-  const report = await runTorture({
-    targets: [target],
-    trials: 3,
-    seed: 20_261_122,
-    fenceTrials: 0,
-    ...options,
-  });
-  // The violations first: they name the trial, the seed and what broke.
-  expect(report.violations).toEqual([]);
-  const [result] = report.stores;
-  expect(result!.crash.trials).toBe(options.trials ?? 3);
-  expect(result!.crash.completed).toBe(result!.crash.trials);
-  expect(result!.crash.kills).toBeGreaterThan(0);
-  expect(report.totals).toMatchObject({ duplicates: 0, lost: 0, violations: 0 });
-  return report;
-}
+const torture = (options: Partial<TortureOptions>) =>
+  runCleanTorture({ targets: [target], trials: 3, seed: 20_261_122, fenceTrials: 0, ...options });
 
 describe('agentstore-torture on @agentstore/redis/testing', () => {
   it('crashes and a SIGKILL-restart of the server on its AOF mid-run', async () => {

@@ -33,4 +33,4 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './store-target.ts';
-export { roundTripCounters, type TargetServer, withServer } from './store-target.ts';
+export { roundTripCounters, type TargetServer, targetOnServer, withServer } from './store-target.ts';

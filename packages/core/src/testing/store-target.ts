@@ -151,6 +151,23 @@ export interface TargetServer {
   restart?(): Promise<void>;
 }
 
+/**
+ * Starts a server, opens a target on it, and ties the two together (`withServer`); a target that
+ * fails to open stops the server it would have used.
+ */
+export async function targetOnServer<Server extends TargetServer>(
+  launch: () => Promise<Server>,
+  open: (server: Server) => Promise<OpenTestTarget>,
+): Promise<OpenTestTarget> {
+  const server = await launch();
+  try {
+    return withServer(await open(server), server);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
 /** The target with `server` stopped on close (after the target's own cleanup) and restartable when owned. */
 export function withServer(target: OpenTestTarget, server: TargetServer): OpenTestTarget {
   const restart = server.owned ? server.restart?.bind(server) : undefined;

@@ -1,5 +1,5 @@
 import type { AgentStore } from '@agentstore/core';
-import { type OpenTestTarget, roundTripCounters, withServer } from '@agentstore/core/testing';
+import { type OpenTestTarget, roundTripCounters, targetOnServer } from '@agentstore/core/testing';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamodbStore } from '../dynamodb-store.ts';
 import { createTable } from '../table.ts';
@@ -88,11 +88,8 @@ export default async function openDynamodbTarget(
 ): Promise<OpenTestTarget> {
   if (options?.endpoint) return dynamodbTestTarget(options as DynamodbTargetOptions);
   const { launchDynamoDb } = await import('@agentstore/conformance/launchers');
-  const server = await launchDynamoDb({ persist: true });
-  try {
-    return withServer(await dynamodbTestTarget({ ...options, endpoint: server.info.endpoint }), server);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  return targetOnServer(
+    () => launchDynamoDb({ persist: true }),
+    (server) => dynamodbTestTarget({ ...options, endpoint: server.info.endpoint }),
+  );
 }

@@ -1,5 +1,5 @@
 import type { AgentStore } from '@agentstore/core';
-import { type OpenTestTarget, roundTripCounters, withServer } from '@agentstore/core/testing';
+import { type OpenTestTarget, roundTripCounters, targetOnServer } from '@agentstore/core/testing';
 import pg from 'pg';
 import { postgresStore } from '../postgres-store.ts';
 import { postgresCapabilities } from './capabilities.ts';
@@ -85,11 +85,8 @@ export default async function openPostgresTarget(
 ): Promise<OpenTestTarget> {
   if (options?.connectionString) return postgresTestTarget(options as PostgresTargetOptions);
   const { launchPostgres } = await import('@agentstore/conformance/launchers');
-  const server = await launchPostgres();
-  try {
-    return withServer(await postgresTestTarget({ ...options, connectionString: server.info.url }), server);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  return targetOnServer(
+    () => launchPostgres(),
+    (server) => postgresTestTarget({ ...options, connectionString: server.info.url }),
+  );
 }

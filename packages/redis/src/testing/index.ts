@@ -1,5 +1,5 @@
 import type { AgentStore } from '@agentstore/core';
-import { type OpenTestTarget, roundTripCounters, withServer } from '@agentstore/core/testing';
+import { type OpenTestTarget, roundTripCounters, targetOnServer } from '@agentstore/core/testing';
 import { Redis } from 'ioredis';
 import { redisStore } from '../redis-store.ts';
 import { redisCapabilities } from './capabilities.ts';
@@ -97,11 +97,8 @@ export default async function openRedisTarget(
 ): Promise<OpenTestTarget> {
   if (options?.url) return redisTestTarget(options as RedisTargetOptions);
   const { launchRedis } = await import('@agentstore/conformance/launchers');
-  const server = await launchRedis();
-  try {
-    return withServer(await redisTestTarget({ ...options, url: server.info.url }), server);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  return targetOnServer(
+    () => launchRedis(),
+    (server) => redisTestTarget({ ...options, url: server.info.url }),
+  );
 }
