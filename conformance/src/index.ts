@@ -30,6 +30,13 @@ export { describeIsolation, isolationChecks, isolationSpec } from './specs/isola
 export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
 export { describeLimits, limitChecks, limitSpec, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
 export {
+  DEFAULT_LONG_SESSION_MESSAGES,
+  describeLongSessions,
+  longSessionChecks,
+  longSessionSpec,
+} from './specs/long-session.ts';
+export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
+export {
   DEFAULT_MAX_FLOOR_RATIO,
   describePerfGate,
   measureAppendRatio,

@@ -42,10 +42,19 @@ export {
   type FoldedSession,
   foldSession,
 } from './session-fold.ts';
+export {
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  MAX_RETENTION_BATCH,
+  type RetentionRequest,
+  validateRetentionInput,
+} from './retention.ts';
 export type {
   AcquireLeaseInput,
   AgentStore,
   AppendInput,
+  DeleteIdleSessionsInput,
+  DeleteIdleSessionsResult,
   LeaseToken,
   ListSessionsInput,
   ListSessionsResult,
