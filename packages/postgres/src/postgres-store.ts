@@ -2,6 +2,8 @@ import {
   type AgentStore,
   appendLeaseMatches,
   canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
   LeaseLostError,
@@ -13,6 +15,7 @@ import {
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -43,9 +46,20 @@ interface AppendRow {
   seen: string | null;
 }
 
-interface LoadRow extends Omit<SessionRow, 'id' | 'state'> {
-  seq: string;
-  body: string;
+interface LoadRow extends Omit<SessionRow, 'id'> {
+  /** Null on the one row of a session without messages (after `afterSeq`). */
+  seq: string | null;
+  body: string | null;
+  /** The session columns are filled on the first row only. */
+  first: boolean;
+}
+
+interface DeleteIdleRow {
+  /** JSON array of the deleted ids. */
+  deleted: string;
+  examined: string;
+  /** JSON [activity key, id] of the last candidate examined; null when none. */
+  last: string | null;
 }
 
 type AcquireRow = { [K in keyof SessionRow]: SessionRow[K] | null } & {
@@ -147,12 +161,11 @@ export function postgresStore(
       const afterSeq = loadOptions.afterSeq ?? 0;
       const { rows } = await query<LoadRow>(sql.load, [sessionId, afterSeq]);
       const first = rows[0];
-      if (!first || Number(first.seq) !== 0) return null;
-      const session = decodeSession({ ...first, id: sessionId, state: first.body });
+      if (!first) return null;
+      const session = decodeSession({ ...first, id: sessionId });
       const messages = [];
-      for (let i = 1; i < rows.length; i++) {
-        const row = rows[i]!;
-        messages.push(decodeMessage(row.body, sessionId, Number(row.seq)));
+      if (first.seq !== null) {
+        for (const row of rows) messages.push(decodeMessage(row.body!, sessionId, Number(row.seq)));
       }
       return { session, messages };
     },
@@ -336,6 +349,28 @@ export function postgresStore(
       } finally {
         client.release(broken);
       }
+    },
+
+    async deleteIdleSessions(input) {
+      assertOpen();
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      const [afterKey, afterId] = cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
+      if (afterId.includes('\u0000') || afterKey.includes('\u0000')) {
+        throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
+      }
+      const { rows } = await query<DeleteIdleRow>(sql.deleteIdle, [
+        idleBefore,
+        limit,
+        afterKey,
+        afterId,
+        new Date().toISOString(),
+      ]);
+      const row = rows[0]!;
+      const last = row.last === null ? null : (JSON.parse(row.last) as [string, string]);
+      return {
+        deleted: JSON.parse(row.deleted) as string[],
+        nextCursor: Number(row.examined) === limit && last ? encodeRetentionCursor(last[0], last[1]) : null,
+      };
     },
 
     async close() {
