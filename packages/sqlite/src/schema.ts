@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { DEFAULT_TABLE_PREFIX, validateTablePrefix } from './options.ts';
 
 /** The schema version this package writes and reads. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Quoted table names for one prefix. Only ever built from a validated prefix. */
 export interface TableNames {
@@ -46,6 +46,8 @@ export function schemaStatements(options: { tablePrefix?: string } = {}): string
     `CREATE INDEX IF NOT EXISTS "${prefix}sessions_owner_idx" ON ${t.sessions} (owner_id, id)`,
     `CREATE INDEX IF NOT EXISTS "${prefix}sessions_tenant_idx" ON ${t.sessions} (tenant_id, id)`,
     `CREATE INDEX IF NOT EXISTS "${prefix}sessions_agent_idx" ON ${t.sessions} (agent_name, id)`,
+    // Version 2: retention walks sessions by last activity (SQLite has no HOT updates to keep).
+    `CREATE INDEX IF NOT EXISTS "${prefix}sessions_idle_idx" ON ${t.sessions} (updated_at, id)`,
     // Clustered by (session_id, seq): an append touches one b-tree and a load reads one range.
     // The primary key is the second guard against a double append at the same seq.
     `CREATE TABLE IF NOT EXISTS ${t.messages} (

@@ -28,6 +28,12 @@ export interface Statements {
   releaseLease: Statement<unknown[]>;
   deleteMessages: Statement<[string]>;
   deleteSession: Statement<[string]>;
+  /** Retention page from the activity index. Params: idleBefore, limit. */
+  idleCandidates: Statement<unknown[], { id: string; updated_at: string }>;
+  /** The same after a cursor. Params: idleBefore, cursor updated_at, cursor id, limit. */
+  idleCandidatesAfter: Statement<unknown[], { id: string; updated_at: string }>;
+  /** Deletes the session row only if still idle and unleased. Params: id, idleBefore, now. */
+  deleteIfIdle: Statement<unknown[]>;
 }
 
 export function prepareStatements(db: Database, t: TableNames): Statements {
@@ -58,6 +64,14 @@ export function prepareStatements(db: Database, t: TableNames): Statements {
     ),
     deleteMessages: db.prepare(`DELETE FROM ${t.messages} WHERE session_id = ?`),
     deleteSession: db.prepare(`DELETE FROM ${t.sessions} WHERE id = ?`),
+    idleCandidates: db.prepare(
+      `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ? ORDER BY updated_at, id LIMIT ?`,
+    ),
+    idleCandidatesAfter: db.prepare(
+      `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ? AND (updated_at, id) > (?, ?)
+        ORDER BY updated_at, id LIMIT ?`,
+    ),
+    deleteIfIdle: db.prepare(`DELETE FROM ${t.sessions} WHERE id = ? AND updated_at < ? AND ${LEASE_FREE}`),
   };
 }
 
