@@ -4,7 +4,7 @@ import type { D1DatabaseLike } from './d1-binding.ts';
 export const DEFAULT_TABLE_PREFIX = 'agentstore_';
 
 /** The schema version this package writes; `migrate()` records it in `<prefix>schema_version`. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * A prefix ends up inside SQL as part of identifiers, so it is held to a strict pattern: a
@@ -52,7 +52,9 @@ const recordVersionSql = (t: TableNames) =>
  * SQLite reject a value of the wrong type instead of storing it. Messages keep a rowid (their
  * bodies can be large, which WITHOUT ROWID tables handle poorly); `PRIMARY KEY (session_id,
  * seq)` is the backstop that makes a second writer of one seq fail even if a guard were wrong.
- * The indexes serve `listSessions` filters; their columns never change after a session is created.
+ * The (owner|tenant|agent, id) indexes serve `listSessions` filters (their columns never change
+ * after a session is created); version 2 adds (updated_at, id) for `deleteIdleSessions`. An
+ * upgrade from version 1 runs the same IF NOT EXISTS statements, so it only adds that index.
  */
 function schemaV1(t: TableNames): string[] {
   return [
@@ -78,6 +80,8 @@ function schemaV1(t: TableNames): string[] {
     `CREATE INDEX IF NOT EXISTS ${t.sessions}_by_owner ON ${t.sessions} (owner_id, id)`,
     `CREATE INDEX IF NOT EXISTS ${t.sessions}_by_tenant ON ${t.sessions} (tenant_id, id)`,
     `CREATE INDEX IF NOT EXISTS ${t.sessions}_by_agent ON ${t.sessions} (agent_name, id)`,
+    // Version 2: retention walks sessions by last activity.
+    `CREATE INDEX IF NOT EXISTS ${t.sessions}_by_activity ON ${t.sessions} (updated_at, id)`,
   ];
 }
 
