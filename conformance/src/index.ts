@@ -35,7 +35,6 @@ export {
   longSessionChecks,
   longSessionSpec,
 } from './specs/long-session.ts';
-export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
 export {
   DEFAULT_MAX_FLOOR_RATIO,
   describePerfGate,
@@ -46,6 +45,7 @@ export {
   perfGateSpec,
   type RatioMeasurement,
 } from './specs/perf-gate.ts';
+export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
 export type {
   ConformanceTarget,
   RawAppendFloor,

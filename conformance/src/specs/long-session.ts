@@ -35,7 +35,10 @@ export const longSessionChecks: ConformanceCheck[] = [
       for (let i = 0; i < count; i++) {
         const m = loaded.messages[i]!;
         if (m.seq !== i + 1 || m.id !== all[i]!.id || m.content !== all[i]!.content) {
-          assert(false, `message #${i + 1} of ${count}: got seq ${m.seq}, id ${m.id}; expected ${all[i]!.id}`);
+          assert(
+            false,
+            `message #${i + 1} of ${count}: got seq ${m.seq}, id ${m.id}; expected ${all[i]!.id}`,
+          );
         }
       }
       const tail = Math.min(1000, Math.floor(count / 2));
@@ -48,7 +51,10 @@ export const longSessionChecks: ConformanceCheck[] = [
         assertEqual(rows.length, count, 'raw message rows of the long session');
         for (let i = 0; i < count; i++) {
           if (rows[i]!.seq !== i + 1 || rows[i]!.id !== all[i]!.id) {
-            assert(false, `raw row #${i + 1}: seq ${rows[i]!.seq}, id ${rows[i]!.id}; expected ${all[i]!.id}`);
+            assert(
+              false,
+              `raw row #${i + 1}: seq ${rows[i]!.seq}, id ${rows[i]!.id}; expected ${all[i]!.id}`,
+            );
           }
         }
         assertEqual((await capabilities.raw.session(id))?.headSeq, count, 'raw headSeq of the long session');

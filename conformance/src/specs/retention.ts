@@ -1,5 +1,12 @@
 import type { AgentStore, DeleteIdleSessionsResult } from '@agentstore/core';
-import { assert, assertContiguous, assertEqual, expectStoreError, preview, violation } from '../assertions.ts';
+import {
+  assert,
+  assertContiguous,
+  assertEqual,
+  expectStoreError,
+  preview,
+  violation,
+} from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import { freshId, message, seedSession, sleep } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
@@ -30,9 +37,11 @@ export async function sweep(store: AgentStore, idleBefore: string, limit: number
 
 /** Gone whole: not loadable, and nothing of it left in the backend. */
 async function assertGone(ctx: CheckContext, sessionId: string, what: string): Promise<void> {
-  const loaded = await ctx.store.load(sessionId).catch((error: unknown) =>
-    violation(`${what}: load after deletion must return null, it threw ${preview(error)}`),
-  );
+  const loaded = await ctx.store
+    .load(sessionId)
+    .catch((error: unknown) =>
+      violation(`${what}: load after deletion must return null, it threw ${preview(error)}`),
+    );
   assertEqual(loaded, null, `${what}: load after deletion`);
   if (ctx.capabilities.raw) {
     assertEqual(await ctx.capabilities.raw.session(sessionId), null, `${what}: raw session row`);

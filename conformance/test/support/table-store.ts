@@ -2,11 +2,12 @@ import {
   type AgentStore,
   appendLeaseMatches,
   CorruptRecordError,
+  canAcquireLease,
   decodeRetentionCursor,
   encodeRetentionCursor,
-  canAcquireLease,
   expiryIso,
   InvalidArgumentError,
+  isLeaseLive,
   type Lease,
   LeaseLostError,
   type MessageRecord,
@@ -19,7 +20,6 @@ import {
   type SessionRecord,
   type StoreLimits,
   validateAppendInput,
-  isLeaseLive,
   validateLoadOptions,
   validateRetentionInput,
   validateSessionId,
@@ -329,9 +329,7 @@ export function tableStore(
         .filter(
           (row) =>
             row.updatedAt < idleBefore &&
-            (after === null ||
-              row.updatedAt > after[0] ||
-              (row.updatedAt === after[0] && row.id > after[1])),
+            (after === null || row.updatedAt > after[0] || (row.updatedAt === after[0] && row.id > after[1])),
         )
         .sort(order)
         .slice(0, limit);
@@ -345,7 +343,8 @@ export function tableStore(
       const last = candidates[candidates.length - 1];
       return {
         deleted,
-        nextCursor: candidates.length === limit && last ? encodeRetentionCursor(last.updatedAt, last.id) : null,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updatedAt, last.id) : null,
       };
     },
 

@@ -33,6 +33,13 @@ export type {
   ToolCall,
 } from './records.ts';
 export { ROLES } from './records.ts';
+export {
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  MAX_RETENTION_BATCH,
+  type RetentionRequest,
+  validateRetentionInput,
+} from './retention.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
 export { loadSessionAt } from './session-at.ts';
 export {
@@ -42,13 +49,6 @@ export {
   type FoldedSession,
   foldSession,
 } from './session-fold.ts';
-export {
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  MAX_RETENTION_BATCH,
-  type RetentionRequest,
-  validateRetentionInput,
-} from './retention.ts';
 export type {
   AcquireLeaseInput,
   AgentStore,

@@ -206,7 +206,8 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       const last = candidates[candidates.length - 1];
       return {
         deleted,
-        nextCursor: candidates.length === limit && last ? encodeRetentionCursor(last.updatedAt, last.id) : null,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updatedAt, last.id) : null,
       };
     },
 

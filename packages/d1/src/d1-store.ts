@@ -234,7 +234,9 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
           )
           .bind(...values.slice(0, 4)),
         db
-          .prepare(`DELETE FROM ${t.messages} WHERE session_id IN (SELECT id FROM ${t.sessions} WHERE ${idle})`)
+          .prepare(
+            `DELETE FROM ${t.messages} WHERE session_id IN (SELECT id FROM ${t.sessions} WHERE ${idle})`,
+          )
           .bind(...values),
         db.prepare(`DELETE FROM ${t.sessions} WHERE ${idle} RETURNING id`).bind(...values),
       ]);
@@ -242,7 +244,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       const last = examined[examined.length - 1];
       return {
         deleted: (gone?.results ?? []).map((row) => row.id),
-        nextCursor: examined.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
+        nextCursor:
+          examined.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
       };
     },
 

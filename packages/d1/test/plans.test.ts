@@ -51,7 +51,9 @@ describe('D1 plans at size', () => {
         's-001000',
         21,
       );
-      expect(text).toMatch(new RegExp(`SEARCH ${t().sessions} USING (COVERING )?INDEX ${t().sessions}_${index}`));
+      expect(text).toMatch(
+        new RegExp(`SEARCH ${t().sessions} USING (COVERING )?INDEX ${t().sessions}_${index}`),
+      );
       expect(text).not.toMatch(/TEMP B-TREE|^SCAN/);
     });
   }
@@ -65,7 +67,9 @@ describe('D1 plans at size', () => {
       '',
       100,
     );
-    expect(text).toMatch(new RegExp(`SEARCH ${t().sessions} USING (COVERING )?INDEX ${t().sessions}_by_activity`));
+    expect(text).toMatch(
+      new RegExp(`SEARCH ${t().sessions} USING (COVERING )?INDEX ${t().sessions}_by_activity`),
+    );
     expect(text).not.toMatch(/TEMP B-TREE/);
   });
 

@@ -354,7 +354,8 @@ export function postgresStore(
     async deleteIdleSessions(input) {
       assertOpen();
       const { idleBefore, limit, cursor } = validateRetentionInput(input);
-      const [afterKey, afterId] = cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
+      const [afterKey, afterId] =
+        cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
       if (afterId.includes('\u0000') || afterKey.includes('\u0000')) {
         throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
       }

@@ -92,7 +92,8 @@ LEFT JOIN LATERAL (
    * 100,000-message session never spills to disk). The session columns ride on the first row
    * only (`first`); a session without messages is one row with a NULL seq.
    */
-  const firstOnly = (column: string) => `CASE WHEN m.rn IS NULL OR m.rn = 1 THEN s.${column} END AS ${column}`;
+  const firstOnly = (column: string) =>
+    `CASE WHEN m.rn IS NULL OR m.rn = 1 THEN s.${column} END AS ${column}`;
   const load = `SELECT m.seq, m.body, (m.rn IS NULL OR m.rn = 1) AS first,
   ${['state', 'agent_name', 'owner_id', 'tenant_id', 'head_seq', 'lease_holder', 'lease_epoch', 'lease_expires_at', 'created_at', 'updated_at'].map(firstOnly).join(',\n  ')}
 FROM ${n.sessions} AS s

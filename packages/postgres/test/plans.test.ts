@@ -80,7 +80,10 @@ ANALYZE ${names.sessions}; ANALYZE ${names.messages};`);
     const shape = JSON.stringify(nodes.map((n) => [n['Node Type'], n['Index Name']]));
     const types = nodes.map((n) => n['Node Type']);
     expect(types, shape).not.toContain('Seq Scan');
-    expect(nodes.map((n) => n['Index Name']), shape).toContain(index);
+    expect(
+      nodes.map((n) => n['Index Name']),
+      shape,
+    ).toContain(index);
     // A sort is fine only over exactly the filter's own index entries (a bitmap scan of them).
     if (types.includes('Sort')) {
       expect(
@@ -90,17 +93,24 @@ ANALYZE ${names.sessions}; ANALYZE ${names.messages};`);
     }
   }
 
-  const cases: [string, { ownerId?: string; tenantId?: string; agentName?: string; cursor?: string }, string][] =
+  const cases: [
+    string,
+    { ownerId?: string; tenantId?: string; agentName?: string; cursor?: string },
+    string,
+  ][] = [
+    ['no filter', {}, 'agentstore_sessions_pkey'],
+    ['owner', { ownerId: 'owner-7' }, 'agentstore_sessions_owner_idx'],
+    ['absent owner', { ownerId: 'nobody' }, 'agentstore_sessions_owner_idx'],
+    ['absent tenant', { tenantId: 'nobody' }, 'agentstore_sessions_tenant_idx'],
+    ['absent agent', { agentName: 'nobody' }, 'agentstore_sessions_agent_idx'],
+    ['tenant', { tenantId: 'tenant-7' }, 'agentstore_sessions_tenant_idx'],
+    ['agent name', { agentName: 'agent-7' }, 'agentstore_sessions_agent_idx'],
     [
-      ['no filter', {}, 'agentstore_sessions_pkey'],
-      ['owner', { ownerId: 'owner-7' }, 'agentstore_sessions_owner_idx'],
-      ['absent owner', { ownerId: 'nobody' }, 'agentstore_sessions_owner_idx'],
-      ['absent tenant', { tenantId: 'nobody' }, 'agentstore_sessions_tenant_idx'],
-      ['absent agent', { agentName: 'nobody' }, 'agentstore_sessions_agent_idx'],
-      ['tenant', { tenantId: 'tenant-7' }, 'agentstore_sessions_tenant_idx'],
-      ['agent name', { agentName: 'agent-7' }, 'agentstore_sessions_agent_idx'],
-      ['agent name after a cursor', { agentName: 'agent-7', cursor: 's-010000' }, 'agentstore_sessions_agent_idx'],
-    ];
+      'agent name after a cursor',
+      { agentName: 'agent-7', cursor: 's-010000' },
+      'agentstore_sessions_agent_idx',
+    ],
+  ];
   for (const [what, filters, index] of cases) {
     it(`listSessions by ${what} is an index scan of ${index}, no seq scan, no sort`, async () => {
       const page = sql.list({ limit: 20, ...filters });
@@ -128,7 +138,9 @@ ANALYZE ${names.sessions}; ANALYZE ${names.messages};`);
           (n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'agentstore_sessions',
         );
         expect(sessionScans).toEqual([]);
-        expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'agentstore_messages')).toEqual([]);
+        expect(
+          nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'agentstore_messages'),
+        ).toEqual([]);
       }
     } finally {
       client.release();

@@ -1,6 +1,6 @@
 import {
-  InvalidArgumentError,
   type DeleteIdleSessionsResult,
+  InvalidArgumentError,
   type ListSessionsInput,
   type ListSessionsResult,
   type RetentionRequest,
@@ -24,12 +24,23 @@ export interface IndexContext {
 
 type IndexedFields = Pick<SessionInit, 'agentName' | 'ownerId' | 'tenantId'>;
 
+/** The indexed fields from the session hash's JSON text (HMGET agentName ownerId tenantId). */
+export function indexedFields(stored: (string | null | undefined)[]): IndexedFields {
+  const parse = (text: string | null | undefined) => JSON.parse(text ?? 'null') as string | null;
+  return { agentName: parse(stored[0]) ?? '', ownerId: parse(stored[1]), tenantId: parse(stored[2]) };
+}
+
 /**
  * Cluster only: adds a session to every index it belongs to. Called before the creating script
  * (a session that exists is always listed) and again after it, which undoes a prune that raced
  * the creation (see `pruneStale`).
  */
-export async function addToIndexes(ctx: IndexContext, sessionId: string, fields: IndexedFields, nowMs: number) {
+export async function addToIndexes(
+  ctx: IndexContext,
+  sessionId: string,
+  fields: IndexedFields,
+  nowMs: number,
+) {
   const member = indexMember(sessionId);
   await Promise.all([
     ...ctx.ix.memberships(sessionId, fields).map((key) => ctx.client.zadd(key, 0, member)),
@@ -169,7 +180,15 @@ export async function deleteIdleSessions(
     let fresh: { member: string; score: number }[] = [];
     let exhausted = false;
     for (let ahead = 64; ; ahead *= 4) {
-      const raw = await ctx.client.zrangebyscore(key, min, `(${idleBeforeMs}`, 'WITHSCORES', 'LIMIT', 0, need + ahead);
+      const raw = await ctx.client.zrangebyscore(
+        key,
+        min,
+        `(${idleBeforeMs}`,
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        need + ahead,
+      );
       const entries: { member: string; score: number }[] = [];
       for (let i = 0; i < raw.length; i += 2) entries.push({ member: raw[i]!, score: Number(raw[i + 1]) });
       fresh = entries.filter((e) => e.score > afterScore || e.member > afterMember).slice(0, need);
@@ -195,12 +214,7 @@ export async function deleteIdleSessions(
         switch (reply[0]) {
           case 'DELETED': {
             deleted.push(id);
-            const parse = (text: string | undefined) => JSON.parse(text ?? 'null') as string | null;
-            await removeFromIndexes(ctx, id, {
-              agentName: parse(reply[1]) ?? '',
-              ownerId: parse(reply[2]),
-              tenantId: parse(reply[3]),
-            });
+            await removeFromIndexes(ctx, id, indexedFields(reply.slice(1)));
             return;
           }
           case 'ACTIVE':
@@ -224,4 +238,37 @@ export async function deleteIdleSessions(
     deleted,
     nextCursor: bucket >= INDEX_BUCKETS ? null : JSON.stringify([bucket, afterScore, afterMember]),
   };
+}
+
+/**
+ * Upgrade from the single `<prefix>sessions` sorted set of earlier releases: every session it
+ * lists joins the bucketed indexes (activity scored by its `updatedAt`), then leaves the old set,
+ * a batch at a time. Safe to run again or while the store is in use; returns how many moved.
+ */
+export async function reindexLegacy(ctx: IndexContext, batch = 500): Promise<{ reindexed: number }> {
+  let reindexed = 0;
+  for (;;) {
+    const members = await ctx.client.zrangebylex(ctx.keys.index, '-', '+', 'LIMIT', 0, batch);
+    if (members.length === 0) return { reindexed };
+    await Promise.all(
+      members.map(async (member) => {
+        const id = sessionIdFromMember(member);
+        if (id !== null) {
+          const stored = await ctx.client.hmget(
+            ctx.keys.session(id).session,
+            'agentName',
+            'ownerId',
+            'tenantId',
+            'updatedAt',
+          );
+          const updatedAt = stored[3];
+          if (stored[0] && updatedAt) {
+            await addToIndexes(ctx, id, indexedFields(stored), Date.parse(updatedAt));
+            reindexed += 1;
+          }
+        }
+        await ctx.client.zrem(ctx.keys.index, member);
+      }),
+    );
+  }
 }

@@ -20,7 +20,15 @@ import {
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
 import { checkDurability, type DurabilityReport, type RedisStoreWarning } from './durability-check.ts';
-import { addToIndexes, deleteIdleSessions, type IndexContext, listSessions, removeFromIndexes } from './index-ops.ts';
+import {
+  addToIndexes,
+  deleteIdleSessions,
+  type IndexContext,
+  indexedFields,
+  listSessions,
+  reindexLegacy,
+  removeFromIndexes,
+} from './index-ops.ts';
 import { indexKeys } from './indexes.ts';
 import { DEFAULT_KEY_PREFIX, indexMember, keySpace, validateKeyPrefix } from './keys.ts';
 import { scriptRunner } from './script-runner.ts';
@@ -45,6 +53,12 @@ export interface RedisStoreOptions {
 export interface RedisAgentStore extends AgentStore {
   /** Settles when the start-up durability check is done (never rejects); warnings went to `onWarning`. */
   readonly durabilityCheck: Promise<DurabilityReport>;
+  /**
+   * Moves sessions listed by the single `<prefix>sessions` index of @agentstore/redis before
+   * 0.2 into the bucketed indexes. Run it once after upgrading (safe to repeat, safe while the
+   * store is in use); until then those sessions are missing from listings and retention.
+   */
+  reindex(): Promise<{ reindexed: number }>;
 }
 
 /**
@@ -307,17 +321,15 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       // The indexed fields first (JSON text), then the session's two keys in one DEL (same slot,
       // atomic); the index entries live in other slots and follow. A failure in between leaves
       // entries that listings and sweeps remove when they meet them.
-      const [agentName, ownerId, tenantId] = await client.hmget(k.session, 'agentName', 'ownerId', 'tenantId');
+      const stored = await client.hmget(k.session, 'agentName', 'ownerId', 'tenantId');
       const deleted = await client.del(k.session, k.messages);
-      if (agentName !== null) {
-        const parse = (text: string | null | undefined) => JSON.parse(text ?? 'null') as string | null;
-        await removeFromIndexes(indexContext, sessionId, {
-          agentName: parse(agentName) ?? '',
-          ownerId: parse(ownerId),
-          tenantId: parse(tenantId),
-        });
-      }
+      if (stored[0]) await removeFromIndexes(indexContext, sessionId, indexedFields(stored));
       return { deleted: deleted > 0 };
+    },
+
+    async reindex() {
+      assertOpen();
+      return reindexLegacy(indexContext);
     },
 
     async deleteIdleSessions(input) {

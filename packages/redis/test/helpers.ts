@@ -54,6 +54,10 @@ export async function indexEntries(
   kind: IndexKind = 'a',
   value?: string,
 ): Promise<number> {
-  const counts = await Promise.all(indexKeys(prefix).lex(kind, value).map((key) => client.zcard(key)));
+  const counts = await Promise.all(
+    indexKeys(prefix)
+      .lex(kind, value)
+      .map((key) => client.zcard(key)),
+  );
   return counts.reduce((sum, n) => sum + n, 0);
 }

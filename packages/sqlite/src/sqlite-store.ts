@@ -245,7 +245,8 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       const last = candidates[candidates.length - 1];
       return {
         deleted,
-        nextCursor: candidates.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
       };
     });
 

@@ -34,7 +34,9 @@ ANALYZE;`);
 
   function expectIndexSearch(details: string[], index: string) {
     const text = details.join(' | ');
-    expect(text).toMatch(new RegExp(`SEARCH ${t.sessions.replaceAll('"', '')} USING (COVERING )?INDEX ${index}`));
+    expect(text).toMatch(
+      new RegExp(`SEARCH ${t.sessions.replaceAll('"', '')} USING (COVERING )?INDEX ${index}`),
+    );
     expect(text).not.toMatch(/TEMP B-TREE/);
     expect(text).not.toMatch(/^SCAN|\| SCAN/);
   }
@@ -81,7 +83,9 @@ ANALYZE;`);
         )
         .run();
       expect(migrate(old)).toEqual({ version: SCHEMA_VERSION });
-      const indexes = old.prepare(`SELECT name FROM sqlite_master WHERE type = 'index'`).all() as { name: string }[];
+      const indexes = old.prepare(`SELECT name FROM sqlite_master WHERE type = 'index'`).all() as {
+        name: string;
+      }[];
       expect(indexes.map((i) => i.name)).toContain('agentstore_sessions_idle_idx');
       const store = sqliteStore({ database: old });
       expect(await store.deleteIdleSessions({ idleBefore: '2021-01-01T00:00:00.000Z', limit: 5 })).toEqual({
