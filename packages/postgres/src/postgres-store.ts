@@ -1,12 +1,14 @@
 import {
   type AgentStore,
   appendLeaseMatches,
+  CorruptRecordError,
   canAcquireLease,
   decodeRetentionCursor,
   encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
   LeaseLostError,
+  type MessageRecord,
   ownerMatches,
   retryAfterMs,
   SeqConflictError,
@@ -46,12 +48,10 @@ interface AppendRow {
   seen: string | null;
 }
 
-interface LoadRow extends Omit<SessionRow, 'id'> {
-  /** Null on the one row of a session without messages (after `afterSeq`). */
-  seq: string | null;
-  body: string | null;
-  /** The session columns are filled on the first row only. */
-  first: boolean;
+interface LoadRow extends Omit<SessionRow, 'id' | 'state'> {
+  /** 0 on the session row. */
+  seq: string;
+  body: string;
 }
 
 interface DeleteIdleRow {
@@ -160,12 +160,21 @@ export function postgresStore(
       validateLoadOptions(loadOptions);
       const afterSeq = loadOptions.afterSeq ?? 0;
       const { rows } = await query<LoadRow>(sql.load, [sessionId, afterSeq]);
-      const first = rows[0];
-      if (!first) return null;
-      const session = decodeSession({ ...first, id: sessionId });
-      const messages = [];
-      if (first.seq !== null) {
-        for (const row of rows) messages.push(decodeMessage(row.body!, sessionId, Number(row.seq)));
+      // Rows come in no particular order (the server never sorts): the session row is seq 0, and
+      // each message goes to its own slot, so the result is ordered in one pass.
+      const sessionRow = rows.find((row) => Number(row.seq) === 0);
+      if (!sessionRow) return null;
+      const session = decodeSession({ ...sessionRow, id: sessionId, state: sessionRow.body });
+      const messages: MessageRecord[] = new Array(Math.max(0, session.headSeq - afterSeq));
+      for (const row of rows) {
+        const seq = Number(row.seq);
+        if (seq === 0 || seq > session.headSeq) continue;
+        messages[seq - afterSeq - 1] = decodeMessage(row.body, sessionId, seq);
+      }
+      for (let i = 0; i < messages.length; i++) {
+        if (messages[i] === undefined) {
+          throw new CorruptRecordError({ sessionId, seq: afterSeq + i + 1, reason: 'message is missing' });
+        }
       }
       return { session, messages };
     },

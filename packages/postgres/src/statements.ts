@@ -87,21 +87,17 @@ LEFT JOIN LATERAL (
 ), ${rest('granted')}`;
 
   /*
-   * load: the session row, then its messages after $2 in seq order, in ONE ordered pass: a nested
-   * loop over the one session row and an index scan of the messages' primary key (no sort, so a
-   * 100,000-message session never spills to disk). The session columns ride on the first row
-   * only (`first`); a session without messages is one row with a NULL seq.
+   * load: the session row (seq 0) and its messages after $2, from one snapshot, in no particular
+   * order: the store puts each message in its slot by seq (seqs are contiguous), so the server
+   * never sorts. A `UNION ALL ... ORDER BY` or an ordered window sorts, and for a long session
+   * that sort spills to disk; an index-ordered plan is the planner's choice, not a guarantee.
    */
-  const firstOnly = (column: string) =>
-    `CASE WHEN m.rn IS NULL OR m.rn = 1 THEN s.${column} END AS ${column}`;
-  const load = `SELECT m.seq, m.body, (m.rn IS NULL OR m.rn = 1) AS first,
-  ${['state', 'agent_name', 'owner_id', 'tenant_id', 'head_seq', 'lease_holder', 'lease_epoch', 'lease_expires_at', 'created_at', 'updated_at'].map(firstOnly).join(',\n  ')}
-FROM ${n.sessions} AS s
-LEFT JOIN LATERAL (
-  SELECT seq, body, row_number() OVER (ORDER BY seq) AS rn
-  FROM ${n.messages} WHERE session_id = s.id AND seq > $2::bigint ORDER BY seq
-) AS m ON true
-WHERE s.id = $1::text`;
+  const load = `SELECT 0::bigint AS seq, s.state AS body, s.agent_name, s.owner_id, s.tenant_id, s.head_seq,
+  s.lease_holder, s.lease_epoch, s.lease_expires_at, s.created_at, s.updated_at
+FROM ${n.sessions} AS s WHERE s.id = $1::text
+UNION ALL
+SELECT m.seq, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint`;
 
   /*
    * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 expiry, $8 now.
