@@ -1,11 +1,15 @@
 import {
   type AgentStore,
   canAcquireLease,
+  type DeleteIdleSessionsResult,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
   ownerMatches,
+  type RetentionRequest,
   retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
@@ -15,6 +19,7 @@ import {
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -90,6 +95,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       afterSeq: number,
     ) => { session: SessionRecord; messages: MessageRecord[] } | null;
     remove: (sessionId: string) => boolean;
+    removeIdle: (request: RetentionRequest, nowIso: string) => DeleteIdleSessionsResult;
   }
 
   const prepare = (): Prepared => {
@@ -189,9 +195,30 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return s.deleteSession.run(sessionId).changes > 0;
     });
 
+    // One write transaction: the candidates, and each idle one's row and messages, together.
+    const deleteIdleTx = db.transaction(({ idleBefore, limit, cursor }: RetentionRequest, nowIso: string) => {
+      const candidates =
+        cursor === null
+          ? s.idleCandidates.all(idleBefore, limit)
+          : s.idleCandidatesAfter.all(idleBefore, ...decodeRetentionCursor<string>(cursor, 'string'), limit);
+      const deleted: string[] = [];
+      for (const { id } of candidates) {
+        if (s.deleteIfIdle.run({ sessionId: id, idleBefore, now: nowIso }).changes === 0) continue;
+        s.deleteMessages.run(id);
+        deleted.push(id);
+      }
+      const last = candidates[candidates.length - 1];
+      return {
+        deleted,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
+      };
+    });
+
     return {
       s,
       list: listStatementCache(db, tables),
+      removeIdle: (request, nowIso) => deleteIdleTx.immediate(request, nowIso),
       append: (args) => appendTx.immediate(args),
       acquire: (...args) => acquireTx.immediate(...args),
       load: (sessionId, afterSeq) => loadTx.deferred(sessionId, afterSeq),
@@ -308,6 +335,11 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     async deleteSession(sessionId) {
       const p = ready();
       return { deleted: p.remove(sessionId) };
+    },
+
+    async deleteIdleSessions(input) {
+      const p = ready();
+      return p.removeIdle(validateRetentionInput(input), new Date().toISOString());
     },
 
     async close() {
