@@ -3,8 +3,11 @@ import {
   appendLeaseMatches,
   CorruptRecordError,
   canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
+  isLeaseLive,
   type Lease,
   LeaseLostError,
   type MessageRecord,
@@ -19,6 +22,7 @@ import {
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -56,6 +60,10 @@ export interface Flaws {
   seqBeforeLease?: boolean;
   /** Lets a lease lapse at half its TTL (a seconds/ms or clock-unit slip): takers arrive before the holder stops. */
   shortensLease?: boolean;
+  /** Retention that deletes idle sessions even while they hold a live lease. */
+  retentionIgnoresLease?: boolean;
+  /** Retention that deletes a session's messages but leaves its row (a half-deleted session). */
+  retentionLeavesSession?: boolean;
 }
 
 interface SessionRow {
@@ -322,6 +330,35 @@ export function tableStore(
       await roundTrip();
       messages.delete(key(sessionId));
       return { deleted: sessions.delete(key(sessionId)) };
+    },
+
+    async deleteIdleSessions(input) {
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      await roundTrip();
+      const after = cursor === null ? null : decodeRetentionCursor<string>(cursor, 'string');
+      const order = (a: SessionRow, b: SessionRow) =>
+        a.updatedAt < b.updatedAt || (a.updatedAt === b.updatedAt && a.id < b.id) ? -1 : 1;
+      const candidates = [...sessions.values()]
+        .filter(
+          (row) =>
+            row.updatedAt < idleBefore &&
+            (after === null || row.updatedAt > after[0] || (row.updatedAt === after[0] && row.id > after[1])),
+        )
+        .sort(order)
+        .slice(0, limit);
+      const deleted: string[] = [];
+      for (const row of candidates) {
+        if (!flaws.retentionIgnoresLease && isLeaseLive(leaseOf(row), clock())) continue;
+        messages.delete(key(row.id));
+        if (!flaws.retentionLeavesSession) sessions.delete(key(row.id));
+        deleted.push(row.id);
+      }
+      const last = candidates[candidates.length - 1];
+      return {
+        deleted,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updatedAt, last.id) : null,
+      };
     },
 
     async close() {},

@@ -37,3 +37,4 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './store-target.ts';
+export { roundTripCounters, type TargetServer, targetOnServer, withServer } from './store-target.ts';
