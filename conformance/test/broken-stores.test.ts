@@ -14,10 +14,10 @@ import {
   isolationChecks,
   leaseChecks,
   leaseFaultChecks,
+  longSessionChecks,
   openTargetModule,
   perfGateChecks,
   processTierChecks,
-  longSessionChecks,
   retentionChecks,
 } from '../src/index.ts';
 import type { SplitFlaw } from './support/split-store.ts';

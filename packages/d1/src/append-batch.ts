@@ -1,5 +1,10 @@
 import { type AppendInput, LeaseLostError, SeqConflictError, utf8ByteLength } from '@agentstore/core';
-import { SQLITE_MESSAGE_COLUMNS, sqliteLeaseFree, sqliteLeaseHeld, sqliteNowIso } from '@agentstore/core/store';
+import {
+  SQLITE_MESSAGE_COLUMNS,
+  sqliteLeaseFree,
+  sqliteLeaseHeld,
+  sqliteNowIso,
+} from '@agentstore/core/store';
 import type { D1DatabaseLike, D1StatementLike } from './d1-binding.ts';
 import { D1_PLATFORM_LIMITS } from './limits.ts';
 import type { TableNames } from './schema.ts';

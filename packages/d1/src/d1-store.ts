@@ -156,7 +156,9 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       if (session.lease?.holder !== holder) {
         throw new SessionBusyError({
           sessionId,
-          retryAfterMs: session.lease ? retryAfterMs(session.lease, Date.parse(clock?.results[0]?.now ?? '')) : 1,
+          retryAfterMs: session.lease
+            ? retryAfterMs(session.lease, Date.parse(clock?.results[0]?.now ?? ''))
+            : 1,
         });
       }
       return { epoch: session.lease.epoch, session };

@@ -371,12 +371,7 @@ export function postgresStore(
       if (afterId.includes('\u0000') || afterKey.includes('\u0000')) {
         throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
       }
-      const { rows } = await query<DeleteIdleRow>(sql.deleteIdle, [
-        idleBefore,
-        limit,
-        afterKey,
-        afterId,
-      ]);
+      const { rows } = await query<DeleteIdleRow>(sql.deleteIdle, [idleBefore, limit, afterKey, afterId]);
       const row = rows[0]!;
       const last = row.last === null ? null : (JSON.parse(row.last) as [string, string]);
       return {

@@ -119,7 +119,9 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
         // The guard failed or the session is new: only now is the row worth reading.
         const row = s.appendGuardFacts.get(sessionId);
         // The lease first: a fenced writer learns it lost the lease even once its successor appended.
-        const stored = row ? leaseFromColumns(sessionId, row.lease_holder, row.lease_epoch, row.lease_expires_at) : null;
+        const stored = row
+          ? leaseFromColumns(sessionId, row.lease_holder, row.lease_epoch, row.lease_expires_at)
+          : null;
         const token = holder === null || epoch === null ? null : { holder, epoch };
         if (!appendLeaseMatches(stored, token, nowMs)) throw new LeaseLostError({ sessionId, holder, epoch });
         const actualSeq = row?.head_seq ?? 0;
