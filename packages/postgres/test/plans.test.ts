@@ -128,7 +128,7 @@ ANALYZE ${names.sessions}; ANALYZE ${names.messages};`);
   });
 
   it('deleteIdleSessions reads its candidates from the activity index', async () => {
-    const values = ['2026-01-01T01:00:00.000Z', 100, '', '', new Date().toISOString()];
+    const values = ['2026-01-01T01:00:00.000Z', 100, '', ''];
     const client = await server.pool.connect();
     try {
       // EXPLAIN only (no ANALYZE): the statement deletes.
