@@ -79,7 +79,8 @@ export const retentionChecks: ConformanceCheck[] = [
       await clockPast(last);
       const idleBefore = new Date().toISOString();
       await clockPast(idleBefore);
-      await sleep(40); // the 20 ms lease above has expired by any clock now
+      // The 20 ms lease above has expired by any clock now (past the store's declared skew, too).
+      await sleep(40 + (store.maxClockSkewMs ?? 0));
       await store.append(touched, { expectedSeq: 2, messages: [message()], lease: null });
       const fresh = freshId('fresh');
       await seedSession(store, fresh, 1);
