@@ -18,11 +18,16 @@ import {
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
-import { decodeSqliteMessage, decodeSqliteSession, type SqliteSessionRow } from '@agentstore/core/store';
+import {
+  decodeSqliteMessage,
+  decodeSqliteSession,
+  type SqliteSessionRow,
+  sqliteTableNames,
+} from '@agentstore/core/store';
 import { type Database, SqliteError } from 'better-sqlite3';
 import { openDatabase } from './open-database.ts';
 import { DEFAULT_TABLE_PREFIX, type SqliteStoreOptions, type SqliteStoreTarget } from './options.ts';
-import { migrate, tableNames } from './schema.ts';
+import { migrate } from './schema.ts';
 import {
   type AppendParams,
   listStatementCache,
@@ -74,7 +79,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     throw new InvalidArgumentError({ argument: 'target', reason: 'must be { path } or { database }' });
   }
   const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
-  const tables = tableNames(tablePrefix);
+  const tables = sqliteTableNames(tablePrefix);
   const { database: db, owned } = openDatabase(target, options);
   const limits = SQLITE_LIMITS;
   let closed = false;
