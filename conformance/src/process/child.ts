@@ -71,10 +71,9 @@ async function main(config: ChildConfig): Promise<number> {
   const store = await target.createStore();
   report({ t: 'ready', pid: process.pid });
   try {
-    const status =
-      config.mode === 'run'
-        ? await runAgent(store, config)
-        : (await appendBatches(store, config), 'appended');
+    let status = 'appended';
+    if (config.mode === 'run') status = await runAgent(store, config);
+    else await appendBatches(store, config);
     report({ t: 'done', status });
     return 0;
   } catch (error) {

@@ -1,4 +1,5 @@
-import { type AppendInput, messageByteLength, type NewMessage } from '@agentstore/core';
+import type { AppendInput, NewMessage } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import {
   assert,
   assertEqual,

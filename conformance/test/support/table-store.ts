@@ -1,26 +1,28 @@
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
-  canAcquireLease,
-  expiryIso,
   InvalidArgumentError,
   type Lease,
   LeaseLostError,
   type MessageRecord,
-  ownerMatches,
   PayloadTooLargeError,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionRecord,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  expiryIso,
+  ownerMatches,
+  retryAfterMs,
   validateAppendInput,
   validateLoadOptions,
   validateSessionId,
   validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import type { StoreCapabilities } from '../../src/index.ts';
 
 /**

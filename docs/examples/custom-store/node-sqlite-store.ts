@@ -4,28 +4,30 @@
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
-  canAcquireLease,
-  decodeSessionColumns,
-  expiryIso,
   InvalidArgumentError,
   type Lease,
   LeaseLostError,
-  leaseFromColumns,
   type MessageRecord,
-  ownerMatches,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
-  type SessionColumns,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  decodeSessionColumns,
+  expiryIso,
+  leaseFromColumns,
+  ownerMatches,
+  retryAfterMs,
+  type SessionColumns,
   validateAppendInput,
   validateLoadOptions,
   validateSessionId,
   validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 
 /** Creates the tables if they are missing. Safe to run on every start. */
 export function migrate(db: DatabaseSync): void {

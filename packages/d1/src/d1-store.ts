@@ -1,21 +1,17 @@
 import {
   type AgentStore,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
-  ownerMatches,
-  retryAfterMs,
   SessionAccessDeniedError,
   SessionBusyError,
   UnexpectedReplyError,
-  validateAppendInput,
-  validateLoadOptions,
-  validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import {
   decodeSqliteMessage,
   decodeSqliteSession,
+  expiryIso,
+  ownerMatches,
+  retryAfterMs,
   SQLITE_SESSION_COLUMNS,
   type SqliteMessageRow,
   type SqliteSessionRow,
@@ -24,6 +20,10 @@ import {
   sqliteSelectMessagesSql,
   sqliteSelectSessionSql,
   sqliteTableNames,
+  validateAppendInput,
+  validateLoadOptions,
+  validateSessionId,
+  validateTtlMs,
 } from '@agentstore/core/store';
 import { appendFailure, appendStatements } from './append-batch.ts';
 import type { D1DatabaseLike } from './d1-binding.ts';

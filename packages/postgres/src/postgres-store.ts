@@ -1,21 +1,23 @@
 import {
   type AgentStore,
-  appendLeaseMatches,
-  canAcquireLease,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
-  ownerMatches,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  expiryIso,
+  ownerMatches,
+  retryAfterMs,
   validateAppendInput,
   validateLoadOptions,
   validateSessionId,
   validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { type MigrateResult, runMigrations } from './migrate.ts';
 import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';

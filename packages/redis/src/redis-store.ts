@@ -12,11 +12,13 @@ import {
   type SessionRecord,
   type StoreLimits,
   UnexpectedReplyError,
+} from '@agentstore/core';
+import {
   validateAppendInput,
   validateLoadOptions,
   validateSessionId,
   validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
 import { checkDurability, type DurabilityReport, type RedisStoreWarning } from './durability-check.ts';

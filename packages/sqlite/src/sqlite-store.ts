@@ -1,28 +1,28 @@
 import {
   type AgentStore,
-  canAcquireLease,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
-  ownerMatches,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionInit,
   type SessionRecord,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  canAcquireLease,
+  decodeSqliteMessage,
+  decodeSqliteSession,
+  expiryIso,
+  ownerMatches,
+  retryAfterMs,
+  type SqliteSessionRow,
+  sqliteTableNames,
   validateAppendInput,
   validateLoadOptions,
   validateSessionId,
   validateTtlMs,
-} from '@agentstore/core';
-import {
-  decodeSqliteMessage,
-  decodeSqliteSession,
-  type SqliteSessionRow,
-  sqliteTableNames,
 } from '@agentstore/core/store';
 import { type Database, SqliteError } from 'better-sqlite3';
 import { openDatabase } from './open-database.ts';
