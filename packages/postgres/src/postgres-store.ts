@@ -6,6 +6,7 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
   type StoreLimits,
+  UnexpectedReplyError,
 } from '@agentstore/core';
 import {
   appendLeaseMatches,
@@ -195,7 +196,15 @@ export function postgresStore(
         );
       }
       const { rows } = await query<AppendRow>(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
-      const row = rows[0]!;
+      const row = rows[0];
+      // The statement always returns one row; anything else is a reply we do not understand.
+      if (!row)
+        throw new UnexpectedReplyError({
+          store: '@agentstore/postgres',
+          operation: 'append',
+          reply: rows,
+          sessionId,
+        });
       if (row.head_seq !== null) return { headSeq: Number(row.head_seq) };
 
       // Refused: nothing was written. Explain it from the row the statement saw.
@@ -248,7 +257,15 @@ export function postgresStore(
           expiryIso(now, ttlMs),
           iso,
         ]);
-        const row = rows[0]!;
+        const row = rows[0];
+        if (!row) {
+          throw new UnexpectedReplyError({
+            store: '@agentstore/postgres',
+            operation: 'acquireLease',
+            reply: rows,
+            sessionId,
+          });
+        }
         if (row.id !== null) {
           const session = decodeSession(row as SessionRow);
           return { epoch: Number(row.lease_epoch), session };
