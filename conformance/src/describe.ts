@@ -9,8 +9,10 @@ import { hostileIdSpec } from './specs/hostile-ids.ts';
 import { isolationSpec } from './specs/isolation.ts';
 import { leaseSpec } from './specs/leases.ts';
 import { limitSpec } from './specs/limits.ts';
+import { longSessionSpec } from './specs/long-session.ts';
 import { perfGateSpec } from './specs/perf-gate.ts';
 import { processTierSpec } from './specs/process-tier.ts';
+import { retentionSpec } from './specs/retention.ts';
 import type { ConformanceTarget } from './target.ts';
 
 /** Every spec of the kit, in the order they run. */
@@ -24,6 +26,8 @@ export const conformanceSpecs: readonly ConformanceSpec[] = [
   isolationSpec,
   corruptRecordSpec,
   hostileIdSpec,
+  longSessionSpec,
+  retentionSpec,
   crashMatrixSpec,
   processTierSpec,
   perfGateSpec,

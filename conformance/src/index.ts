@@ -36,6 +36,12 @@ export { describeIsolation, isolationChecks, isolationSpec } from './specs/isola
 export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
 export { describeLimits, limitChecks, limitSpec, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
 export {
+  DEFAULT_LONG_SESSION_MESSAGES,
+  describeLongSessions,
+  longSessionChecks,
+  longSessionSpec,
+} from './specs/long-session.ts';
+export {
   DEFAULT_MAX_FLOOR_RATIO,
   describePerfGate,
   measureAppendRatio,
@@ -46,6 +52,7 @@ export {
   type RatioMeasurement,
 } from './specs/perf-gate.ts';
 export { describeProcessTier, processTierChecks, processTierSpec } from './specs/process-tier.ts';
+export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
 export type {
   ConformanceTarget,
   RawAppendFloor,

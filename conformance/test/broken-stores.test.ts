@@ -13,9 +13,11 @@ import {
   hostileIdChecks,
   isolationChecks,
   leaseChecks,
+  longSessionChecks,
   openTargetModule,
   perfGateChecks,
   processTierChecks,
+  retentionChecks,
 } from '../src/index.ts';
 import type { SplitFlaw } from './support/split-store.ts';
 import { type Flaws, tableStore } from './support/table-store.ts';
@@ -116,6 +118,22 @@ describe('the kit catches broken stores', () => {
   it('a store that makes five round trips per append fails the perf gate', async () => {
     const ctx = contextFor({ chatty: true }, 300);
     await expectViolation(ctx, perfGateChecks, 'perf gate: store.append');
+  });
+
+  it('retention that deletes a session holding a live lease', async () => {
+    const ctx = contextFor({ retentionIgnoresLease: true });
+    await expectViolation(ctx, retentionChecks, 'deleteIdleSessions removes idle sessions whole');
+  });
+
+  it('retention that leaves the session row behind its deleted messages', async () => {
+    const ctx = contextFor({ retentionLeavesSession: true });
+    await expectViolation(ctx, retentionChecks, 'deleteIdleSessions removes idle sessions whole');
+  });
+
+  it('a long session loaded out of order', async () => {
+    const { store, capabilities } = tableStore({ flaws: { reorders: true } });
+    const target = { name: 'broken', createStore: () => store, capabilities, longSessionMessages: 2_000 };
+    await expectViolation({ store, capabilities, target }, longSessionChecks, 'a long session loads whole');
   });
 });
 

@@ -20,6 +20,7 @@ export type {
   ToolCall,
 } from './records.ts';
 export { ROLES } from './records.ts';
+export { MAX_RETENTION_BATCH } from './retention.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
 export { loadSessionAt } from './session-at.ts';
 export {
@@ -33,6 +34,8 @@ export type {
   AcquireLeaseInput,
   AgentStore,
   AppendInput,
+  DeleteIdleSessionsInput,
+  DeleteIdleSessionsResult,
   LeaseToken,
   ListSessionsInput,
   ListSessionsResult,

@@ -7,8 +7,10 @@ import {
   UnexpectedReplyError,
 } from '@agentstore/core';
 import {
+  decodeRetentionCursor,
   decodeSqliteMessage,
   decodeSqliteSession,
+  encodeRetentionCursor,
   expiryIso,
   ownerMatches,
   retryAfterMs,
@@ -22,6 +24,7 @@ import {
   sqliteTableNames,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core/store';
@@ -223,6 +226,41 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
         db.prepare(`DELETE FROM ${t.sessions} WHERE id = ?1 RETURNING id`).bind(sessionId),
       ]);
       return { deleted: (deleted?.results.length ?? 0) > 0 };
+    },
+
+    async deleteIdleSessions(input) {
+      assertOpen();
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      const [afterAt, afterId] = cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
+      // One batch, one transaction: the page of candidates from the activity index, then the idle
+      // and unleased ones among them lose their messages and their row. D1 runs the batch alone,
+      // so both deletes see the same candidates and no append can land in between.
+      const candidates = `SELECT id FROM ${t.sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)
+        ORDER BY updated_at, id LIMIT ?4`;
+      const idle = `id IN (${candidates}) AND updated_at < ?1
+        AND ${sqliteLeaseFree({ now: '?5' })}`;
+      const values = [idleBefore, afterAt, afterId, limit, new Date().toISOString()];
+      const [page, , gone] = await db.batch<{ id: string; updated_at: string }>([
+        db
+          .prepare(
+            `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)
+              ORDER BY updated_at, id LIMIT ?4`,
+          )
+          .bind(...values.slice(0, 4)),
+        db
+          .prepare(
+            `DELETE FROM ${t.messages} WHERE session_id IN (SELECT id FROM ${t.sessions} WHERE ${idle})`,
+          )
+          .bind(...values),
+        db.prepare(`DELETE FROM ${t.sessions} WHERE ${idle} RETURNING id`).bind(...values),
+      ]);
+      const examined = page?.results ?? [];
+      const last = examined[examined.length - 1];
+      return {
+        deleted: (gone?.results ?? []).map((row) => row.id),
+        nextCursor:
+          examined.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
+      };
     },
 
     async close() {

@@ -1,5 +1,6 @@
 import {
   type AgentStore,
+  type DeleteIdleSessionsResult,
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
@@ -12,15 +13,19 @@ import {
 } from '@agentstore/core';
 import {
   canAcquireLease,
+  decodeRetentionCursor,
   decodeSqliteMessage,
   decodeSqliteSession,
+  encodeRetentionCursor,
   expiryIso,
   ownerMatches,
+  type RetentionRequest,
   retryAfterMs,
   type SqliteSessionRow,
   sqliteTableNames,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core/store';
@@ -95,6 +100,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       afterSeq: number,
     ) => { session: SessionRecord; messages: MessageRecord[] } | null;
     remove: (sessionId: string) => boolean;
+    removeIdle: (request: RetentionRequest, nowIso: string) => DeleteIdleSessionsResult;
   }
 
   const prepare = (): Prepared => {
@@ -194,9 +200,30 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return s.deleteSession.run(sessionId).changes > 0;
     });
 
+    // One write transaction: the candidates, and each idle one's row and messages, together.
+    const deleteIdleTx = db.transaction(({ idleBefore, limit, cursor }: RetentionRequest, nowIso: string) => {
+      const candidates =
+        cursor === null
+          ? s.idleCandidates.all(idleBefore, limit)
+          : s.idleCandidatesAfter.all(idleBefore, ...decodeRetentionCursor<string>(cursor, 'string'), limit);
+      const deleted: string[] = [];
+      for (const { id } of candidates) {
+        if (s.deleteIfIdle.run({ sessionId: id, idleBefore, now: nowIso }).changes === 0) continue;
+        s.deleteMessages.run(id);
+        deleted.push(id);
+      }
+      const last = candidates[candidates.length - 1];
+      return {
+        deleted,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
+      };
+    });
+
     return {
       s,
       list: listStatementCache(db, tables),
+      removeIdle: (request, nowIso) => deleteIdleTx.immediate(request, nowIso),
       append: (args) => appendTx.immediate(args),
       acquire: (...args) => acquireTx.immediate(...args),
       load: (sessionId, afterSeq) => loadTx.deferred(sessionId, afterSeq),
@@ -313,6 +340,11 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     async deleteSession(sessionId) {
       const p = ready();
       return { deleted: p.remove(sessionId) };
+    },
+
+    async deleteIdleSessions(input) {
+      const p = ready();
+      return p.removeIdle(validateRetentionInput(input), new Date().toISOString());
     },
 
     async close() {

@@ -49,6 +49,12 @@ export interface Statements {
   releaseLease: Statement<[{ sessionId: string; holder: string; epoch: number }]>;
   deleteMessages: Statement<[string]>;
   deleteSession: Statement<[string]>;
+  /** Retention page from the activity index. Params: idleBefore, limit. */
+  idleCandidates: Statement<unknown[], { id: string; updated_at: string }>;
+  /** The same after a cursor. Params: idleBefore, cursor updated_at, cursor id, limit. */
+  idleCandidatesAfter: Statement<unknown[], { id: string; updated_at: string }>;
+  /** Deletes the session row only if still idle and unleased. */
+  deleteIfIdle: Statement<[{ sessionId: string; idleBefore: string; now: string }]>;
 }
 
 const named = <Name extends string>(...names: Name[]) =>
@@ -85,6 +91,16 @@ export function prepareStatements(db: Database, t: SqliteTableNames): Statements
     ),
     deleteMessages: db.prepare(`DELETE FROM ${t.messages} WHERE session_id = ?`),
     deleteSession: db.prepare(`DELETE FROM ${t.sessions} WHERE id = ?`),
+    idleCandidates: db.prepare(
+      `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ? ORDER BY updated_at, id LIMIT ?`,
+    ),
+    idleCandidatesAfter: db.prepare(
+      `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ? AND (updated_at, id) > (?, ?)
+        ORDER BY updated_at, id LIMIT ?`,
+    ),
+    deleteIfIdle: db.prepare(
+      `DELETE FROM ${t.sessions} WHERE id = @sessionId AND updated_at < @idleBefore AND ${sqliteLeaseFree(named('now'))}`,
+    ),
   };
 }
 

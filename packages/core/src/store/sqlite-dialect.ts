@@ -10,7 +10,7 @@ import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from '
 import type { MessageRecord, SessionRecord } from '../records.ts';
 
 /** The schema version both SQLite adapters write and read. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
 export const SQLITE_DEFAULT_TABLE_PREFIX = 'agentstore_';
 
 /**
@@ -74,6 +74,8 @@ export const sqliteRecordVersionSql = (t: SqliteTableNames): string =>
  * writer of one seq fail even if a guard were wrong. `id` and `role` are columns so a reader can
  * settle a lost acknowledgement (and a raw reader can inspect rows) without decoding bodies. The
  * indexes serve `listSessions` filters; their columns never change after a session is created.
+ * Version 2 adds (updated_at, id) for `deleteIdleSessions`; an upgrade from version 1 runs the same
+ * IF NOT EXISTS statements, so it only adds that index.
  */
 export function sqliteSchemaV1(t: SqliteTableNames): string[] {
   return [
@@ -93,6 +95,8 @@ export function sqliteSchemaV1(t: SqliteTableNames): string[] {
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_owner_idx" ON ${t.sessions} (owner_id, id)`,
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_tenant_idx" ON ${t.sessions} (tenant_id, id)`,
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_agent_idx" ON ${t.sessions} (agent_name, id)`,
+    // Version 2: retention walks sessions by last activity.
+    `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_idle_idx" ON ${t.sessions} (updated_at, id)`,
     `CREATE TABLE IF NOT EXISTS ${t.messages} (
   session_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
@@ -117,8 +121,8 @@ export function sqliteSchemaStatements(options: { tablePrefix?: string } = {}): 
 export { SchemaVersionError } from '../errors.ts';
 
 /**
- * What `migrate()` must do given the version it read: nothing (current), the version-1
- * statements (none yet), or refuse (newer).
+ * What `migrate()` must do given the version it read: nothing (current), the idempotent DDL
+ * (none yet, or version 1, which lacks the activity index), or refuse (newer).
  */
 export function sqliteMigrationPlan(t: SqliteTableNames, found: number): string[] {
   if (found > SQLITE_SCHEMA_VERSION) throw new SchemaVersionError(found, SQLITE_SCHEMA_VERSION);

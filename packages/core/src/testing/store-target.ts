@@ -69,6 +69,11 @@ export interface ConformanceTarget {
    * run-loop perf gate) are not registered. The kit checks that `store.durable` agrees.
    */
   durable?: boolean;
+  /**
+   * Messages in the long-session check (default 20,000). A backend whose every call is slow (an
+   * emulator behind a proxy) may declare fewer; the check still needs thousands to mean anything.
+   */
+  longSessionMessages?: number;
   /** Perf gate: fail only beyond this ratio to the raw floor (default 3, generous so noise cannot flake it). */
   maxFloorRatio?: number;
   /**
