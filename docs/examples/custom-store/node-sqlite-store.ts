@@ -21,10 +21,13 @@ import {
   SessionBusyError,
   type SessionColumns,
   type StoreLimits,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 
 /** Creates the tables if they are missing. Safe to run on every start. */
@@ -209,8 +212,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const now = Date.now();
       const iso = new Date(now).toISOString();
       return transaction(() => {
@@ -232,7 +234,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateTtlMs(ttlMs);
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const expiresAt = expiryIso(Date.now(), ttlMs);
       const { changes } = sql.renew.run(expiresAt, sessionId, holder, epoch);
       if (changes !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
@@ -240,13 +242,12 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       return { released: sql.release.run(sessionId, holder, epoch).changes === 1 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
-      }
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       const where: string[] = [];
       const params: SQLInputValue[] = [];
       for (const [column, value] of [
@@ -269,6 +270,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       return transaction(() => {
         sql.deleteMessages.run(sessionId);
         return { deleted: sql.deleteSession.run(sessionId).changes === 1 };

@@ -40,11 +40,7 @@ function pathOf(frame: Frame, base: string): string {
   for (let f: Frame | null = frame; f && f.key !== null; f = f.parent) {
     const key = f.key;
     parts.push(
-      typeof key === 'number'
-        ? `[${key}]`
-        : IDENTIFIER.test(key)
-          ? `.${key}`
-          : `[${JSON.stringify(key)}]`,
+      typeof key === 'number' ? `[${key}]` : IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`,
     );
   }
   return base + parts.reverse().join('');
@@ -118,7 +114,8 @@ export function assertPlainJson(value: unknown, path: string): void {
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       const child: Frame = { value: (object as Record<string, unknown>)[key], key, parent: frame, depth };
-      if (!isWellFormedText(key)) fail(child, 'is a key that is not well-formed UTF-16 (it holds a lone surrogate)');
+      if (!isWellFormedText(key))
+        fail(child, 'is a key that is not well-formed UTF-16 (it holds a lone surrogate)');
       stack.push(child);
     }
   }

@@ -1,6 +1,13 @@
 import { InvalidArgumentError, PayloadTooLargeError } from './errors.ts';
 import { assertPlainJson, isWellFormedText } from './json-boundary.ts';
-import { type JsonValue, type NewMessage, RESULT_ORIGINS, type ResultOrigin, ROLES, type Role } from './records.ts';
+import {
+  type JsonValue,
+  type NewMessage,
+  RESULT_ORIGINS,
+  type ResultOrigin,
+  ROLES,
+  type Role,
+} from './records.ts';
 import type {
   AcquireLeaseInput,
   AppendInput,
@@ -60,14 +67,19 @@ export const MAX_STATE_BYTES = 256 * 1024;
  * A string the stores key on or compare: non-empty, well-formed UTF-16 (a lone surrogate would
  * alias on every UTF-8 backend), no NUL (refused by Postgres text), at most `maxBytes` of UTF-8.
  */
-export function validateIdentifier(value: unknown, argument: string, maxBytes: number): asserts value is string {
+export function validateIdentifier(
+  value: unknown,
+  argument: string,
+  maxBytes: number,
+): asserts value is string {
   if (!isString(value) || value.length === 0) {
     throw new InvalidArgumentError({ argument, reason: 'must be a non-empty string' });
   }
   if (!isWellFormedText(value)) {
     throw new InvalidArgumentError({
       argument,
-      reason: 'is not well-formed UTF-16 (it holds a lone surrogate, which UTF-8 stores would turn into U+FFFD)',
+      reason:
+        'is not well-formed UTF-16 (it holds a lone surrogate, which UTF-8 stores would turn into U+FFFD)',
     });
   }
   if (value.includes('\u0000')) {
@@ -91,11 +103,18 @@ const validateNullableIdentity = (value: unknown, argument: string) => {
 function validateText(value: unknown, argument: string): asserts value is string {
   if (!isString(value)) throw new InvalidArgumentError({ argument, reason: 'must be a string' });
   if (!isWellFormedText(value)) {
-    throw new InvalidArgumentError({ argument, reason: 'is not well-formed UTF-16 (it holds a lone surrogate)' });
+    throw new InvalidArgumentError({
+      argument,
+      reason: 'is not well-formed UTF-16 (it holds a lone surrogate)',
+    });
   }
 }
 
-function validateObject(value: unknown, argument: string, fields: readonly string[]): Record<string, unknown> {
+function validateObject(
+  value: unknown,
+  argument: string,
+  fields: readonly string[],
+): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidArgumentError({ argument, reason: 'must be an object' });
   }
@@ -119,7 +138,10 @@ export function validateState(state: unknown, argument: string): asserts state i
   assertPlainJson(state, argument);
   const bytes = utf8ByteLength(JSON.stringify(state));
   if (bytes > MAX_STATE_BYTES) {
-    throw new InvalidArgumentError({ argument, reason: `is ${bytes} bytes of JSON; the limit is ${MAX_STATE_BYTES}` });
+    throw new InvalidArgumentError({
+      argument,
+      reason: `is ${bytes} bytes of JSON; the limit is ${MAX_STATE_BYTES}`,
+    });
   }
 }
 
@@ -163,7 +185,10 @@ const ORIGIN_FIELDS = ['via', 'attempt'] as const;
 function validateOrigin(origin: unknown, path: string): void {
   const fields = validateObject(origin, path, ORIGIN_FIELDS);
   if (!RESULT_ORIGINS.includes(fields.via as ResultOrigin['via'])) {
-    throw new InvalidArgumentError({ argument: `${path}.via`, reason: `must be one of ${RESULT_ORIGINS.join(', ')}` });
+    throw new InvalidArgumentError({
+      argument: `${path}.via`,
+      reason: `must be one of ${RESULT_ORIGINS.join(', ')}`,
+    });
   }
   if (!Number.isSafeInteger(fields.attempt) || (fields.attempt as number) < 0) {
     throw new InvalidArgumentError({ argument: `${path}.attempt`, reason: 'must be a non-negative integer' });
@@ -175,7 +200,10 @@ function validateMessage(message: unknown, path: string): asserts message is New
   const m = validateObject(message, path, MESSAGE_FIELDS);
   validateIdentifier(m.id, `${path}.id`, MAX_MESSAGE_ID_BYTES);
   if (!ROLES.includes(m.role as Role)) {
-    throw new InvalidArgumentError({ argument: `${path}.role`, reason: `must be one of ${ROLES.join(', ')}` });
+    throw new InvalidArgumentError({
+      argument: `${path}.role`,
+      reason: `must be one of ${ROLES.join(', ')}`,
+    });
   }
   validateText(m.content, `${path}.content`);
   validateText(m.createdAt, `${path}.createdAt`);
@@ -185,13 +213,19 @@ function validateMessage(message: unknown, path: string): asserts message is New
   if (m.origin !== undefined) validateOrigin(m.origin, `${path}.origin`);
   if (m.toolCalls !== undefined) {
     if (!Array.isArray(m.toolCalls)) {
-      throw new InvalidArgumentError({ argument: `${path}.toolCalls`, reason: 'must be an array when present' });
+      throw new InvalidArgumentError({
+        argument: `${path}.toolCalls`,
+        reason: 'must be an array when present',
+      });
     }
     const calls = m.toolCalls as unknown[];
     for (let i = 0; i < calls.length; i++) {
       const callPath = `${path}.toolCalls[${i}]`;
       if (!Object.hasOwn(calls, i)) {
-        throw new InvalidArgumentError({ argument: callPath, reason: 'is a hole (a sparse array is not JSON)' });
+        throw new InvalidArgumentError({
+          argument: callPath,
+          reason: 'is a hole (a sparse array is not JSON)',
+        });
       }
       const call = validateObject(calls[i], callPath, TOOL_CALL_FIELDS);
       validateIdentifier(call.id, `${callPath}.id`, MAX_MESSAGE_ID_BYTES);
@@ -241,7 +275,10 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
   let total = 0;
   const encoded = input.messages.map((message, i) => {
     if (!Object.hasOwn(input.messages, i)) {
-      throw new InvalidArgumentError({ argument: `messages[${i}]`, reason: 'is a hole (a sparse array is not JSON)' });
+      throw new InvalidArgumentError({
+        argument: `messages[${i}]`,
+        reason: 'is a hole (a sparse array is not JSON)',
+      });
     }
     validateMessage(message, `messages[${i}]`);
     if (ids.has(message.id)) {
@@ -284,7 +321,10 @@ export function validateTtlMs(ttlMs: unknown): asserts ttlMs is number {
 }
 
 /** `acquireLease`: session id, holder, TTL and the init the session would be created from. */
-export function validateAcquireLeaseInput(sessionId: unknown, input: unknown): asserts input is AcquireLeaseInput {
+export function validateAcquireLeaseInput(
+  sessionId: unknown,
+  input: unknown,
+): asserts input is AcquireLeaseInput {
   validateSessionId(sessionId);
   const fields = validateObject(input, 'input', ['holder', 'ttlMs', 'init']);
   validateIdentifier(fields.holder, 'holder', MAX_IDENTITY_BYTES);

@@ -11,10 +11,13 @@ import {
   type SessionInit,
   type SessionRecord,
   type StoreLimits,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
@@ -212,9 +215,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       if (typeof holder !== 'string')
         throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a string' });
       if (typeof init !== 'object' || init === null) {
@@ -257,8 +259,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateTtlMs(ttlMs);
       const k = keys.session(sessionId);
       const expiresMs = Date.now() + ttlMs;
       const renewed = await scripts.renew(
@@ -270,6 +272,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
       const k = keys.session(sessionId);
       const released = await scripts.release(
@@ -280,6 +283,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       assertOpen();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
@@ -316,6 +320,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       assertOpen();
       const k = keys.session(sessionId);
       if (isCluster) {
