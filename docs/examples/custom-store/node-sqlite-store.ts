@@ -9,7 +9,6 @@ import {
   canAcquireLease,
   decodeSessionColumns,
   expiryIso,
-  InvalidArgumentError,
   type Lease,
   LeaseLostError,
   leaseFromColumns,
