@@ -309,14 +309,15 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
       messageId: null,
       size: total,
       limit: limits.maxAppendBytes,
+      unit: 'bytes',
     });
   }
   return encoded;
 }
 
-export function validateTtlMs(ttlMs: unknown): asserts ttlMs is number {
+export function validateTtlMs(ttlMs: unknown, argument = 'ttlMs'): asserts ttlMs is number {
   if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
-    throw new InvalidArgumentError({ argument: 'ttlMs', reason: 'must be a positive integer' });
+    throw new InvalidArgumentError({ argument, reason: 'must be a positive integer' });
   }
 }
 
