@@ -73,15 +73,17 @@ function checkApprovals(approvals: unknown): void {
  * input never costs a model call or a write. `agentName` is the name sessions are created with.
  */
 export function checkRunOptions(options: CheckedOptions, agentName: string): void {
-  if (!isPlainObject(options))
+  if (typeof (options as unknown) !== 'object' || (options as unknown) === null) {
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object' });
-  const { store, sessionId, message, messageId } = options;
+  }
+  const { sessionId, message, messageId } = options;
+  const limits: StoreLimits | undefined = options.store?.limits;
   if (typeof (options.llm as { generate?: unknown } | undefined)?.generate !== 'function') {
     throw new InvalidArgumentError({ argument: 'llm', reason: 'must have a generate() function' });
   }
   if (sessionId !== undefined) validateSessionId(sessionId);
-  const durable = store !== undefined && sessionId !== undefined;
-  if (durable) validateIdentifier(agentName, 'agent.name', MAX_IDENTITY_BYTES);
+  if (options.store !== undefined && sessionId !== undefined)
+    validateIdentifier(agentName, 'agent.name', MAX_IDENTITY_BYTES);
   for (const key of ['ownerId', 'tenantId'] as const) {
     const value = options[key];
     if (value !== undefined && value !== null) validateIdentifier(value, key, MAX_IDENTITY_BYTES);
@@ -96,9 +98,8 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
         reason: 'is not well-formed UTF-16 (it holds a lone surrogate)',
       });
     }
-    if (store !== undefined && sessionId !== undefined) {
-      checkMessageSize(store.limits, sessionId, message, messageId);
-    }
+    if (limits !== undefined && sessionId !== undefined)
+      checkMessageSize(limits, sessionId, message, messageId);
   }
   if (options.leaseTtlMs !== undefined) validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
   const wait: unknown = options.leaseWaitMs;
