@@ -273,7 +273,10 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
   }
   const ids = new Set<string>();
   let total = 0;
-  const encoded = input.messages.map((message, i) => {
+  const encoded: string[] = [];
+  // A for loop, not map(): map skips the holes of a sparse array.
+  for (let i = 0; i < input.messages.length; i++) {
+    const message = input.messages[i] as NewMessage;
     if (!Object.hasOwn(input.messages, i)) {
       throw new InvalidArgumentError({
         argument: `messages[${i}]`,
@@ -300,8 +303,8 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
       });
     }
     total += size;
-    return json;
-  });
+    encoded.push(json);
+  }
   if (limits.maxAppendBytes !== undefined && total > limits.maxAppendBytes) {
     throw new PayloadTooLargeError({
       sessionId,
