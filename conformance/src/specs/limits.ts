@@ -17,9 +17,11 @@ import {
   message,
   messageOfBytes,
   messages,
+  plainId,
   seedSession,
   sessionInit,
 } from '../fixtures.ts';
+import { hostileAppends, LONE_SURROGATES } from '../hostile-values.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /** The smallest per-message limit the kit accepts: tool outputs of a few hundred KiB are common. */
@@ -229,7 +231,146 @@ export const limitChecks: ConformanceCheck[] = [
   },
 ];
 
-export const limitSpec: ConformanceSpec = { title: 'limits and input validation', checks: limitChecks };
+/** Runs the checks every refused write shares: typed error naming the path, nothing written. */
+async function expectRefused(
+  ctx: CheckContext,
+  id: string,
+  before: SessionSnapshot,
+  operation: () => Promise<unknown>,
+  argument: string,
+  what: string,
+): Promise<void> {
+  const error = await expectStoreError(operation, 'INVALID_ARGUMENT', what);
+  assert(
+    typeof error.argument === 'string' && error.argument.startsWith(argument),
+    `${what}: InvalidArgumentError names ${preview(error.argument)}, expected the path ${preview(argument)}`,
+  );
+  await assertUnchanged(ctx, id, before, what);
+}
+
+/** After refused writes the session must still load, take an append at its head, and lease. */
+async function assertStillUsable(ctx: CheckContext, id: string, what: string): Promise<void> {
+  const loaded = await ctx.store.load(id);
+  assert(loaded, `${what}: the session no longer loads`);
+  const head = loaded.session.headSeq;
+  const next = message();
+  assertEqual(
+    await ctx.store.append(id, { expectedSeq: head, messages: [next], lease: null }),
+    { headSeq: head + 1 },
+    `${what}: append at the head afterwards`,
+  );
+  const init = { ...sessionInit(), ownerId: loaded.session.ownerId, tenantId: loaded.session.tenantId };
+  const lease = await ctx.store.acquireLease(id, { holder: `h-${plainId()}`, ttlMs: 30_000, init });
+  await ctx.store.releaseLease(id, { holder: lease.session.lease?.holder ?? '', epoch: lease.epoch });
+  const reloaded = await ctx.store.load(id);
+  assertMessages(reloaded?.messages.slice(-1) ?? [], asRecords([next], head + 1), `${what}: load afterwards`);
+}
+
+export const boundaryChecks: ConformanceCheck[] = [
+  {
+    name: 'hostile values in every field of an append are InvalidArgumentError naming the path; nothing is written',
+    timeoutMs: 120_000,
+    async run(ctx) {
+      const { id, before } = await seeded(ctx, 'hostile-values');
+      for (const hostile of hostileAppends()) {
+        await expectRefused(
+          ctx,
+          id,
+          before,
+          () => ctx.store.append(id, hostile.input(2)),
+          hostile.argument,
+          `append with ${hostile.what}`,
+        );
+        // The first append of a session must not create it either.
+        const fresh = freshId('hostile-new');
+        const input = hostile.input(0);
+        const first = { ...input, session: { init: sessionInit(), ...input.session } };
+        await expectRefused(
+          ctx,
+          fresh,
+          nothing,
+          () => ctx.store.append(fresh, first),
+          hostile.argument,
+          `first append with ${hostile.what}`,
+        );
+      }
+      await assertStillUsable(ctx, id, 'after every hostile append');
+    },
+  },
+  {
+    name: 'lone surrogates and non-JSON values are refused by acquireLease, renewLease, releaseLease, listSessions, deleteSession and load',
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const { store } = ctx;
+      const { id, before } = await seeded(ctx, 'hostile-methods');
+      const init = sessionInit();
+      const attempts: [string, string, () => Promise<unknown>][] = [];
+      for (const bad of LONE_SURROGATES) {
+        attempts.push(
+          ['load', 'sessionId', () => store.load(bad)],
+          ['deleteSession', 'sessionId', () => store.deleteSession(bad)],
+          [
+            'acquireLease of the id',
+            'sessionId',
+            () => store.acquireLease(bad, { holder: 'h', ttlMs: 30_000, init }),
+          ],
+          [
+            'acquireLease holder',
+            'holder',
+            () => store.acquireLease(id, { holder: bad, ttlMs: 30_000, init }),
+          ],
+          [
+            'acquireLease ownerId',
+            'init.ownerId',
+            () => store.acquireLease(id, { holder: 'h', ttlMs: 30_000, init: { ...init, ownerId: bad } }),
+          ],
+          [
+            'acquireLease tenantId',
+            'init.tenantId',
+            () => store.acquireLease(id, { holder: 'h', ttlMs: 30_000, init: { ...init, tenantId: bad } }),
+          ],
+          [
+            'acquireLease agentName',
+            'init.agentName',
+            () => store.acquireLease(id, { holder: 'h', ttlMs: 30_000, init: { ...init, agentName: bad } }),
+          ],
+          [
+            'renewLease holder',
+            'input.holder',
+            () => store.renewLease(id, { holder: bad, epoch: 1, ttlMs: 30_000 }),
+          ],
+          ['releaseLease holder', 'input.holder', () => store.releaseLease(id, { holder: bad, epoch: 1 })],
+          ['listSessions ownerId', 'ownerId', () => store.listSessions({ ownerId: bad, limit: 5 })],
+          ['listSessions tenantId', 'tenantId', () => store.listSessions({ tenantId: bad, limit: 5 })],
+          ['listSessions agentName', 'agentName', () => store.listSessions({ agentName: bad, limit: 5 })],
+          ['listSessions cursor', 'cursor', () => store.listSessions({ limit: 5, cursor: bad })],
+        );
+      }
+      const badState: [string, unknown][] = [
+        ['a Date', { d: new Date(0) }],
+        ['a BigInt', { n: 1n }],
+        ['a function', () => 1],
+      ];
+      for (const [what, state] of badState) {
+        attempts.push([
+          `acquireLease with ${what} in init.state`,
+          'init.state',
+          () =>
+            store.acquireLease(id, { holder: 'h', ttlMs: 30_000, init: { ...init, state: state as never } }),
+        ]);
+      }
+      for (const [what, argument, operation] of attempts) {
+        await expectRefused(ctx, id, before, operation, argument, what);
+      }
+      await assertStillUsable(ctx, id, 'after every refused call');
+    },
+  },
+];
+
+export const limitSpec: ConformanceSpec = {
+  title: 'limits and input validation',
+  checks: [...limitChecks, ...boundaryChecks],
+};
 
 /** Limits: declared sizes hold exactly, over-limit and malformed input is refused before any write. */
 export function describeLimits(target: ConformanceTarget): void {
