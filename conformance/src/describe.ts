@@ -9,6 +9,7 @@ import { isolationSpec } from './specs/isolation.ts';
 import { leaseSpec } from './specs/leases.ts';
 import { limitSpec } from './specs/limits.ts';
 import { perfGateSpec } from './specs/perf-gate.ts';
+import { runLimitSpec } from './specs/run-limits.ts';
 import type { ConformanceTarget } from './target.ts';
 
 /** Every spec of the kit, in the order they run. */
@@ -18,6 +19,7 @@ export const conformanceSpecs: readonly ConformanceSpec[] = [
   concurrencySpec,
   leaseSpec,
   limitSpec,
+  runLimitSpec,
   isolationSpec,
   corruptRecordSpec,
   hostileIdSpec,

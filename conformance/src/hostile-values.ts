@@ -26,9 +26,10 @@ const deep = (levels: number): unknown => {
   return value;
 };
 
+/** Two slots (within any store's maxMessagesPerAppend), the second a hole. */
 const sparse = (): NewMessage[] => {
-  const list: NewMessage[] = [message()];
-  list[2] = message();
+  const list: NewMessage[] = [message(), message()];
+  delete list[1];
   return list;
 };
 

@@ -20,6 +20,7 @@ export {
   offeredCapabilities,
 } from './check.ts';
 export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
+export { type HostileAppend, hostileAppends, LONE_SURROGATES, REPLACEMENT_TWIN } from './hostile-values.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
 export { concurrencyChecks, concurrencySpec, describeConcurrency } from './specs/concurrency.ts';
@@ -28,7 +29,13 @@ export { crashMatrixChecks, crashMatrixSpec, describeCrashMatrix } from './specs
 export { describeHostileIds, HOSTILE_TEXTS, hostileIdChecks, hostileIdSpec } from './specs/hostile-ids.ts';
 export { describeIsolation, isolationChecks, isolationSpec } from './specs/isolation.ts';
 export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
-export { describeLimits, limitChecks, limitSpec, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
+export {
+  boundaryChecks,
+  describeLimits,
+  limitChecks,
+  limitSpec,
+  MIN_MAX_MESSAGE_BYTES,
+} from './specs/limits.ts';
 export {
   DEFAULT_MAX_FLOOR_RATIO,
   describePerfGate,
@@ -39,6 +46,7 @@ export {
   perfGateSpec,
   type RatioMeasurement,
 } from './specs/perf-gate.ts';
+export { describeRunLimits, runLimitChecks, runLimitSpec } from './specs/run-limits.ts';
 export type {
   ConformanceTarget,
   RawAppendFloor,

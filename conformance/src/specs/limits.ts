@@ -131,6 +131,58 @@ export const limitChecks: ConformanceCheck[] = [
     },
   },
   {
+    name: 'a declared maxAppendBytes holds exactly: an append of that many bytes commits, one byte more writes nothing',
+    timeoutMs: 120_000,
+    async run(ctx) {
+      const { maxAppendBytes, maxMessageBytes, maxMessagesPerAppend } = ctx.store.limits;
+      // A budget that more than maxMessagesPerAppend full messages would need never binds.
+      if (maxAppendBytes === undefined || maxAppendBytes > maxMessageBytes * maxMessagesPerAppend) return;
+      assert(
+        Number.isSafeInteger(maxAppendBytes) && maxAppendBytes >= maxMessageBytes,
+        `limits.maxAppendBytes is ${preview(maxAppendBytes)}; it must be an integer ≥ maxMessageBytes (${maxMessageBytes}), or a message of maxMessageBytes could never be appended`,
+      );
+      // Full-size messages, then one that takes up the rest: exactly maxAppendBytes in all.
+      const sizes: number[] = [];
+      let left = maxAppendBytes;
+      while (left > 0) {
+        const size = Math.min(maxMessageBytes, left);
+        sizes.push(size);
+        left -= size;
+      }
+      const last = sizes.at(-1)!;
+      if (last < 400) sizes.splice(-2, 2, sizes.at(-2)! - 400, last + 400);
+      assert(
+        sizes.length <= maxMessagesPerAppend,
+        'the kit cannot fill maxAppendBytes within maxMessagesPerAppend',
+      );
+      const exact = sizes.map((size) => messageOfBytes(size));
+      const id = freshId('append-bytes');
+      assertEqual(
+        await ctx.store.append(id, {
+          expectedSeq: 0,
+          messages: exact,
+          session: { init: sessionInit() },
+          lease: null,
+        }),
+        { headSeq: exact.length },
+        `append of exactly maxAppendBytes (${maxAppendBytes}) bytes in ${exact.length} messages`,
+      );
+      const before = await snapshot(ctx, id);
+      const over = [...sizes.slice(0, -1), sizes.at(-1)! + 1].map((size) => messageOfBytes(size));
+      const error = await expectStoreError(
+        ctx.store.append(id, { expectedSeq: exact.length, messages: over, lease: null }),
+        'PAYLOAD_TOO_LARGE',
+        'append of maxAppendBytes + 1 bytes',
+      );
+      assertFacts(
+        error,
+        { subject: 'append', unit: 'bytes', size: maxAppendBytes + 1, limit: maxAppendBytes },
+        'PayloadTooLargeError',
+      );
+      await assertUnchanged(ctx, id, before, 'maxAppendBytes + 1 bytes');
+    },
+  },
+  {
     name: 'invalid append input (and a bad afterSeq on load) is InvalidArgumentError and writes nothing',
     async run(ctx) {
       const { id, before } = await seeded(ctx, 'invalid');
@@ -150,10 +202,7 @@ export const limitChecks: ConformanceCheck[] = [
           },
         ],
         ['an empty message id', { expectedSeq: 2, messages: [good(), withId({ id: '' })], lease: null }],
-        [
-          'duplicate message ids',
-          { expectedSeq: 2, messages: [duplicate, good(), { ...duplicate }], lease: null },
-        ],
+        ['duplicate message ids', { expectedSeq: 2, messages: [duplicate, { ...duplicate }], lease: null }],
         [
           'content that is not a string',
           { expectedSeq: 2, messages: [withId({ content: 42 as unknown as string })], lease: null },
