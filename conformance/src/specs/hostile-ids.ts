@@ -178,6 +178,7 @@ export const hostileIdChecks: ConformanceCheck[] = [
           toolCallId: `call ${text}`,
           toolName: text,
           kind: text,
+          origin: { via: 'handler', attempt: i + 1 },
         }),
       ]);
       await appendInChunks(store, id, appended, { init: sessionInit(), state, chunkSize: 10 });
