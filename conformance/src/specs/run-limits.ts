@@ -2,7 +2,6 @@ import {
   type AgentStore,
   defineAgent,
   foldSession,
-  type JsonValue,
   type NewMessage,
   run,
   tool,
@@ -10,18 +9,8 @@ import {
 import { scriptedLlm, unreachableLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview } from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
-import { freshId } from '../fixtures.ts';
+import { freshId, jsonInput } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
-
-/** A Standard Schema that accepts any JSON input (the kit depends on no schema library). */
-const anyInput = {
-  '~standard': {
-    version: 1 as const,
-    vendor: 'agentstore-conformance',
-    validate: (value: unknown) => ({ value: value as Record<string, JsonValue> }),
-    types: undefined as { input: Record<string, JsonValue>; output: Record<string, JsonValue> } | undefined,
-  },
-};
 
 /** Counts every append the store receives and checks it against the declared limits. */
 function auditing(store: AgentStore) {
@@ -54,7 +43,7 @@ function fanOut(calls: number, options: { needsApproval?: boolean; outputBytes?:
     tools: {
       work: tool({
         description: 'One unit of work with a side effect.',
-        input: anyInput,
+        input: jsonInput,
         ...(options.needsApproval ? { needsApproval: true, safeToRetry: true } : {}),
         handler: (_input, ctx) => {
           effects.set(ctx.toolCallId, (effects.get(ctx.toolCallId) ?? 0) + 1);
