@@ -1,11 +1,4 @@
-import {
-  type AgentStore,
-  defineAgent,
-  foldSession,
-  type NewMessage,
-  run,
-  tool,
-} from '@agentstore/core';
+import { type AgentStore, defineAgent, foldSession, type NewMessage, run, tool } from '@agentstore/core';
 import { scriptedLlm, unreachableLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview } from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';

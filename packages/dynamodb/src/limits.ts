@@ -35,8 +35,7 @@ export const MAX_APPEND_JSON_BYTES = 3_400_000;
  * next to the session item: a message over one piece (380 KiB) takes one extra item per further
  * piece, and 3,400,000 bytes hold at most 8 such extra pieces, so 91 messages + 8 = 99 items.
  */
-const MAX_MESSAGES_PER_APPEND =
-  MAX_TRANSACTION_ITEMS - 1 - Math.floor(MAX_APPEND_JSON_BYTES / PIECE_BYTES);
+const MAX_MESSAGES_PER_APPEND = MAX_TRANSACTION_ITEMS - 1 - Math.floor(MAX_APPEND_JSON_BYTES / PIECE_BYTES);
 
 /**
  * 1 MiB per message (3 pieces); 91 messages and 3,400,000 bytes of message JSON per append. Every
