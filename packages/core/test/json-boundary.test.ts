@@ -35,7 +35,8 @@ describe('the JSON boundary', () => {
     class Money {
       cents = 1;
     }
-    const sparse = [1, , 3];
+    const sparse = [1, 2, 3];
+    delete sparse[1];
     const withProp = Object.assign([1], { extra: 2 });
     const cases: [unknown, string, RegExp][] = [
       [{ when: new Date(0) }, 'value.when', /Date is not JSON/],
