@@ -102,6 +102,18 @@ describe('commits respect the store limits', () => {
     expect(loaded.messages.filter((m) => m.kind === 'tool-output-error')).toEqual([]);
   });
 
+  it('a user message and an answer that do not fit one append together are split, user first', async () => {
+    const limits = { maxMessageBytes: 4000, maxMessagesPerAppend: 50, maxAppendBytes: 5000 };
+    const { store, appends } = auditedStore(limits);
+    const agent = defineAgent({ name: 'talker', instructions: 'x' });
+    const llm = scriptedLlm([{ text: 'a'.repeat(3000) }]);
+    const result = await run(agent, { store, sessionId: 'split-answer', message: 'q'.repeat(3000), llm });
+    expect(result.status).toBe('complete');
+    expect(appends.map((batch) => batch.map((m) => m.role))).toEqual([['user'], ['assistant']]);
+    expectWithinLimits(appends, limits);
+    expect((await store.load('split-answer'))?.session.lease).toBeNull();
+  });
+
   it('100 interrupted calls resume into 100 durability errors split across appends', async () => {
     const limits = { maxMessagesPerAppend: 64 };
     const { store, appends } = auditedStore(limits);
