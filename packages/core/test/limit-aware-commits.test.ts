@@ -90,6 +90,23 @@ describe('commits respect the store limits', () => {
     expect(again.status).toBe('complete');
   });
 
+  it('an acknowledgement lost on any split result append is re-read, never appended twice', async () => {
+    for (const call of [2, 3, 4]) {
+      const limits = { maxMessagesPerAppend: 64 };
+      const { store, appends } = auditedStore(limits);
+      const lossy = faultyStore(store, { op: 'append', call, when: 'after', effect: 'ack-lost' });
+      const { agent, ran } = fanOutAgent();
+      const id = `ack-${call}`;
+      const result = await run(agent, { store: lossy, sessionId: id, message: 'go', llm: script(150) });
+      expect(result.status).toBe('complete');
+      expect(lossy.tripped).toBe(true);
+      expect(ran).toHaveLength(150);
+      expectWithinLimits(appends, limits);
+      const loaded = await expectOneResultPerCall(store, id, 150);
+      expect(loaded.messages.map((m) => m.seq)).toEqual(loaded.messages.map((_, i) => i + 1));
+    }
+  });
+
   it('a byte-heavy fan-out is split by maxAppendBytes, never refused by the store', async () => {
     const limits = { maxMessageBytes: 4000, maxMessagesPerAppend: 50, maxAppendBytes: 5000 };
     const { store, appends } = auditedStore(limits);
