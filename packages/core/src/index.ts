@@ -15,11 +15,12 @@ export type {
   Lease,
   MessageRecord,
   NewMessage,
+  ResultOrigin,
   Role,
   SessionRecord,
   ToolCall,
 } from './records.ts';
-export { ROLES } from './records.ts';
+export { RESULT_ORIGINS, ROLES } from './records.ts';
 export { MAX_RETENTION_BATCH } from './retention.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
 export { loadSessionAt } from './session-at.ts';

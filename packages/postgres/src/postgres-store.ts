@@ -18,11 +18,14 @@ import {
   expiryIso,
   ownerMatches,
   retryAfterMs,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core/store';
 import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { type MigrateResult, runMigrations } from './migrate.ts';
@@ -251,9 +254,8 @@ export function postgresStore(
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       if (typeof holder !== 'string' || holder.length === 0) {
         throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a non-empty string' });
       }
@@ -307,9 +309,8 @@ export function postgresStore(
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       // A holder that cannot be stored cannot hold the lease either.
       if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
         throw new LeaseLostError({ sessionId, holder: typeof holder === 'string' ? holder : null, epoch });
@@ -325,8 +326,8 @@ export function postgresStore(
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
-      validateSessionId(sessionId);
       if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
         return { released: false };
       }
@@ -335,6 +336,7 @@ export function postgresStore(
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       assertOpen();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
