@@ -2,7 +2,7 @@ import { type AgentStore, defineAgent, type RunResult, run, tool } from '@agents
 import { type FaultPlan, faultyStore, type ScriptStep, scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview, violation } from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
-import { anyJsonInput, freshId, sleep } from '../fixtures.ts';
+import { freshId, jsonInput, sleep } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /**
@@ -36,7 +36,7 @@ function scenario() {
   const ledger: Ledger = { effects: new Map(), lookups: 0 };
   const sendEmail = tool({
     description: 'Sends an email. Not safe to retry, no way to ask whether it went out.',
-    input: anyJsonInput,
+    input: jsonInput,
     handler: (input, ctx) => {
       record(ledger, 'send_email', ctx.toolCallId, ctx.idempotencyKey);
       return { sent: true, to: input.to ?? null };
@@ -44,7 +44,7 @@ function scenario() {
   });
   const lookup = tool({
     description: 'Reads an order. No side effect.',
-    input: anyJsonInput,
+    input: jsonInput,
     safeToRetry: true,
     handler: (input) => {
       ledger.lookups += 1;
@@ -53,7 +53,7 @@ function scenario() {
   });
   const charge = tool({
     description: 'Charges a card; the payment API can tell whether a charge with this key exists.',
-    input: anyJsonInput,
+    input: jsonInput,
     handler: (input, ctx) => {
       record(ledger, 'charge', ctx.toolCallId, ctx.idempotencyKey);
       return { charged: input.amount ?? null, key: ctx.idempotencyKey };

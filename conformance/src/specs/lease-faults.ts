@@ -2,7 +2,7 @@ import { type AgentStore, defineAgent, isAgentStoreError, type RunResult, run, t
 import { type RenewFault, renewFaults, scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview, violation } from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
-import { anyJsonInput, freshId, sleep } from '../fixtures.ts';
+import { freshId, jsonInput, sleep } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /**
@@ -49,7 +49,7 @@ function payAgent(ledger: Ledger, before: (signal: AbortSignal) => Promise<void>
     tools: {
       charge: tool({
         description: 'Charges a card (a side effect; the provider dedupes by idempotency key)',
-        input: anyJsonInput,
+        input: jsonInput,
         handler: async (_input, ctx) => {
           await before(ctx.signal);
           // What the docs ask of a handler: check ctx.signal right before the effect.

@@ -1,31 +1,36 @@
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
-  canAcquireLease,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
-  isLeaseLive,
   type Lease,
   LeaseLostError,
   type MessageRecord,
-  ownerMatches,
   PayloadTooLargeError,
-  processClockMs,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionRecord,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  expiryIso,
+  isLeaseLive,
+  ownerMatches,
+  processClockMs,
+  retryAfterMs,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import type { StoreCapabilities } from '../../src/index.ts';
 
 /**
@@ -257,8 +262,7 @@ export function tableStore(
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       await roundTrip();
       const now = clock();
       const iso = new Date(now).toISOString();
@@ -289,7 +293,7 @@ export function tableStore(
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateTtlMs(ttlMs);
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) {
@@ -300,6 +304,7 @@ export function tableStore(
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) return { released: false };
@@ -309,6 +314,7 @@ export function tableStore(
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
       }
@@ -327,6 +333,7 @@ export function tableStore(
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       await roundTrip();
       messages.delete(key(sessionId));
       return { deleted: sessions.delete(key(sessionId)) };

@@ -6,11 +6,11 @@ import {
   InvalidArgumentError,
   isAgentStoreError,
   LeaseLostError,
-  leaseSafetyMarginMs,
   run,
   tool,
 } from '../src/index.ts';
 import { keepLeaseAlive } from '../src/lease-keeper.ts';
+import { leaseSafetyMarginMs } from '../src/lease-rules.ts';
 import { durableMemoryStore, faultyStore, renewFaults, scriptedLlm } from '../src/testing/index.ts';
 
 const init = { agentName: 'a', ownerId: null, tenantId: null, state: null };

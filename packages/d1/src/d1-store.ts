@@ -1,35 +1,41 @@
 import {
   type AgentStore,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
   InvalidArgumentError,
   LeaseLostError,
-  ownerMatches,
-  retryAfterMs,
   SessionAccessDeniedError,
   SessionBusyError,
   UnexpectedReplyError,
-  validateAppendInput,
-  validateLoadOptions,
-  validateRetentionInput,
-  validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import {
+  decodeRetentionCursor,
   decodeSqliteMessage,
   decodeSqliteSession,
+  encodeRetentionCursor,
+  expiryIso,
+  ownerMatches,
+  retryAfterMs,
   SQLITE_SESSION_COLUMNS,
   type SqliteMessageRow,
   type SqliteSessionRow,
+  type SqliteTableNames,
   sqliteLeaseFree,
   sqliteNowIso,
   sqliteSelectMessagesSql,
   sqliteSelectSessionSql,
+  sqliteTableNames,
+  validateAcquireLeaseInput,
+  validateAppendInput,
+  validateListSessionsInput,
+  validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
+  validateRetentionInput,
+  validateSessionId,
 } from '@agentstore/core/store';
 import { appendFailure, appendStatements } from './append-batch.ts';
 import type { D1DatabaseLike } from './d1-binding.ts';
 import { D1_STORE_LIMITS } from './limits.ts';
-import { migrateSchema, type TableNames, tableNames } from './schema.ts';
+import { migrateSchema } from './schema.ts';
 import { withStatementCache } from './statement-cache.ts';
 
 export interface D1StoreConnection {
@@ -46,7 +52,7 @@ export interface D1AgentStore extends AgentStore {
   /** Creates the tables when missing; idempotent. Run it once at deploy time or on first use. */
   migrate(): Promise<{ version: number }>;
   /** The table names this store uses. */
-  readonly tables: Readonly<TableNames>;
+  readonly tables: Readonly<SqliteTableNames>;
 }
 
 /**
@@ -60,7 +66,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     throw new InvalidArgumentError({ argument: 'binding', reason: 'must be a D1 database binding (env.DB)' });
   }
   const db = withStatementCache(binding);
-  const t = tableNames(options.tablePrefix);
+  const t = sqliteTableNames(options.tablePrefix);
   const limits = { ...D1_STORE_LIMITS };
   let closed = false;
 
@@ -112,9 +118,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       // The grant happens only for the same owner and tenant and a lease that is free, expired (by
       // the database's clock) or already this holder's; the row read after it (same transaction)
       // tells which case it was, and the clock read with it gives retryAfterMs on that clock.
@@ -165,8 +170,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateTtlMs(ttlMs);
       const { results } = await db
         .prepare(
           `UPDATE ${t.sessions} SET lease_expires_at = ${sqliteNowIso('?1')}
@@ -179,6 +184,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
       const { results } = await db
         .prepare(
@@ -191,6 +197,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       assertOpen();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
@@ -218,6 +225,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       assertOpen();
       const [, deleted] = await db.batch([
         db.prepare(`DELETE FROM ${t.messages} WHERE session_id = ?1`).bind(sessionId),

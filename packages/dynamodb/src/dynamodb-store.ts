@@ -1,9 +1,5 @@
-import {
-  type AgentStore,
-  InvalidArgumentError,
-  MAX_LEASE_TTL_MS,
-  validateRetentionInput,
-} from '@agentstore/core';
+import { type AgentStore, InvalidArgumentError, MAX_LEASE_TTL_MS } from '@agentstore/core';
+import { validateRetentionInput } from '@agentstore/core/store';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
 import type { StoreContext } from './context.ts';

@@ -12,12 +12,17 @@ import {
   type SessionRecord,
   type StoreLimits,
   UnexpectedReplyError,
+} from '@agentstore/core';
+import {
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
 import { checkDurability, type DurabilityReport, type RedisStoreWarning } from './durability-check.ts';
@@ -243,9 +248,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       if (typeof holder !== 'string')
         throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a string' });
       if (typeof init !== 'object' || init === null) {
@@ -299,8 +303,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateTtlMs(ttlMs);
       const k = keys.session(sessionId);
       const renewed = await scripts.renew(
         [k.session, k.messages],
@@ -312,6 +316,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
       const k = keys.session(sessionId);
       const released = await scripts.release(
@@ -322,6 +327,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async listSessions(input) {
+      validateListSessionsInput(input);
       assertOpen();
       return listSessions(indexContext, input);
     },

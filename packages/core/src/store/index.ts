@@ -4,12 +4,24 @@
  * Applications need none of this; they import `@agentstore/core`.
  * @module @agentstore/core/store
  */
+
+export {
+  assertPlainJson,
+  isPlainJson,
+  isWellFormedText,
+  MAX_JSON_DEPTH,
+  MAX_JSON_NODES,
+} from '../json-boundary.ts';
 export {
   appendLeaseMatches,
   canAcquireLease,
   expiryIso,
   isLeaseLive,
+  leaseSafetyMarginMs,
+  MAX_LEASE_TTL_MS,
+  MIN_LEASE_TTL_MS,
   ownerMatches,
+  processClockMs,
   retryAfterMs,
 } from '../lease-rules.ts';
 export {
@@ -20,14 +32,31 @@ export {
   type SessionColumns,
 } from '../record-codec.ts';
 export {
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  MAX_RETENTION_BATCH,
+  type RetentionRequest,
+  validateRetentionInput,
+} from '../retention.ts';
+export {
+  MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,
+  MAX_STATE_BYTES,
   messageByteLength,
   utf8ByteLength,
   utf8ByteLengthPortable,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateIdentifier,
+  validateLeaseToken,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateSessionId,
+  validateSessionInit,
+  validateState,
   validateTtlMs,
 } from '../validation.ts';
 export * from './sqlite-dialect.ts';
