@@ -185,7 +185,10 @@ describe('run() under lease faults (real timers, deterministic order)', () => {
       if (taken) break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    // The moment another worker may take over, the old holder has already been told to stop.
+    // The moment another worker may take over, the old holder has already been told to stop. (One
+    // timer turn first: on a blocked event loop the probe's and the deadline's timers come due
+    // together, and the probe's may run first; the holder could not run anything meanwhile either.)
+    await new Promise((resolve) => setTimeout(resolve, 0));
     expect(signal?.aborted).toBe(true);
     expect(isAgentStoreError(signal?.reason, 'LEASE_LOST')).toBe(true);
     release();
