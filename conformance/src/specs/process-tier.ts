@@ -31,6 +31,7 @@ const APPEND_KILLS: ReadonlyArray<{ armAfter: number; killAtTurn: number; killAt
 const APPEND_TRIALS = APPEND_KILLS.length;
 const RUN_KILL_TURNS = [1, 3, 6, 10, 16, 0];
 const LEASE_TTL_MS = 300;
+const RESUME_TTL_MS = 10_000;
 
 const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
 
@@ -259,7 +260,9 @@ export const processTierChecks: ConformanceCheck[] = [
               message: 'run the process tier',
               messageId: PROCESS_USER_MESSAGE_ID,
               llm: scriptedLlm(PROCESS_SCRIPT),
-              leaseTtlMs: LEASE_TTL_MS,
+              // The killed child's lease is short; the resuming run's must outlast a loaded machine
+              // (the run stops at its local lease deadline, four fifths of the TTL).
+              leaseTtlMs: RESUME_TTL_MS,
               leaseWaitMs: 10_000,
             },
           ).catch((error: unknown) =>
