@@ -1,5 +1,8 @@
-// Node modules are imported when a child is started, not at load: the kit's entry also runs
-// inside a Worker (the D1 package runs the specs there), where the process tier is never used.
+// Node modules are imported when a child is started, not at load, and by a computed name that
+// bundlers leave alone: the kit's entry also runs inside a Worker (the D1 package runs the specs
+// in workerd), which has no child processes and must not be asked for the module at all.
+const nodeModule = <T>(name: string): Promise<T> => import(/* @vite-ignore */ `node:${name}`) as Promise<T>;
+
 import { CHILD_LINE_PREFIX, type ChildConfig, type ChildLine } from './protocol.ts';
 
 export interface ChildRun {
@@ -11,7 +14,7 @@ export interface ChildRun {
 
 /** The child entry, from the TypeScript sources (this repository) or from the published dist. */
 async function childEntry(): Promise<{ script: string; execArgv: string[] }> {
-  const { fileURLToPath } = await import('node:url');
+  const { fileURLToPath } = await nodeModule<typeof import('node:url')>('url');
   const here = fileURLToPath(import.meta.url);
   const fromSource = here.endsWith('.ts');
   const script = fileURLToPath(new URL(fromSource ? './child.ts' : './child.js', import.meta.url));
@@ -26,7 +29,7 @@ export async function runChild(
   config: ChildConfig,
   options: { killAfterMs?: number; timeoutMs?: number } = {},
 ): Promise<ChildRun> {
-  const { spawn } = await import('node:child_process');
+  const { spawn } = await nodeModule<typeof import('node:child_process')>('child_process');
   const { script, execArgv } = await childEntry();
   const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(config)], {
     stdio: ['ignore', 'pipe', 'pipe'],
