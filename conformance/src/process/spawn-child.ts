@@ -1,7 +1,10 @@
-// Node modules are imported when a child is started, not at load, and by a computed name that
-// bundlers leave alone: the kit's entry also runs inside a Worker (the D1 package runs the specs
-// in workerd), which has no child processes and must not be asked for the module at all.
-const nodeModule = <T>(name: string): Promise<T> => import(/* @vite-ignore */ `node:${name}`) as Promise<T>;
+// Node's modules are fetched when a child is started (`process.getBuiltinModule`), never
+// imported: the kit's entry also runs inside a Worker (the D1 package runs the specs in workerd),
+// whose bundler and runtime reject any import of `node:child_process`, even a lazy one.
+const builtin = <Name extends 'node:child_process' | 'node:url'>(name: Name) =>
+  process.getBuiltinModule(name) as Name extends 'node:url'
+    ? typeof import('node:url')
+    : typeof import('node:child_process');
 
 import { CHILD_LINE_PREFIX, type ChildConfig, type ChildLine } from './protocol.ts';
 
@@ -14,7 +17,7 @@ export interface ChildRun {
 
 /** The child entry, from the TypeScript sources (this repository) or from the published dist. */
 async function childEntry(): Promise<{ script: string; execArgv: string[] }> {
-  const { fileURLToPath } = await nodeModule<typeof import('node:url')>('url');
+  const { fileURLToPath } = builtin('node:url');
   const here = fileURLToPath(import.meta.url);
   const fromSource = here.endsWith('.ts');
   const script = fileURLToPath(new URL(fromSource ? './child.ts' : './child.js', import.meta.url));
@@ -29,7 +32,7 @@ export async function runChild(
   config: ChildConfig,
   options: { killAfterMs?: number; timeoutMs?: number } = {},
 ): Promise<ChildRun> {
-  const { spawn } = await nodeModule<typeof import('node:child_process')>('child_process');
+  const { spawn } = builtin('node:child_process');
   const { script, execArgv } = await childEntry();
   const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(config)], {
     stdio: ['ignore', 'pipe', 'pipe'],
