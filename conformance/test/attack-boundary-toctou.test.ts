@@ -1,0 +1,147 @@
+import { type AgentStore, type AppendInput, isAgentStoreError, type NewMessage } from '@agentstore/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKEND_NAMES, type BackendName, type OpenBackend, openBackend } from '../src/backends/index.ts';
+
+/*
+ * Attack on the validation boundary (issue 15): `validateAppendInput` checks the caller's live
+ * objects, then every adapter serialises them again (`JSON.stringify(input.messages)` and the
+ * like). Anything that answers differently on the second read — a getter, a Proxy, a
+ * non-enumerable `toJSON` that the boundary never looks at but `JSON.stringify` honours — gets a
+ * different value stored than the one validated. When that value is not a decodable message,
+ * every later `load` throws CORRUPT_RECORD: the session is bricked by one accepted append.
+ *
+ * Each case asserts what the issue demands: the append is refused with a typed error and nothing
+ * is written, or what was validated is what is stored; either way the session still loads and
+ * takes an append at its head.
+ */
+
+const now = () => new Date().toISOString();
+const init = { agentName: 'attack', ownerId: null, tenantId: null, state: null };
+const plain = (id: string): NewMessage => ({ id, role: 'user', content: 'fine', createdAt: now() });
+
+interface Case {
+  name: string;
+  /** The hostile append after the seed message (expectedSeq 1), and the message it claims to hold. */
+  make(): { input: AppendInput; validated: NewMessage };
+}
+
+const CASES: Case[] = [
+  {
+    name: 'a message whose getter answers differently on a later read',
+    make() {
+      let reads = 0;
+      const validated = plain('m1');
+      const message = { id: 'm1', role: 'user', createdAt: validated.createdAt } as NewMessage;
+      Object.defineProperty(message, 'content', {
+        enumerable: true,
+        get: () => (++reads <= 1 ? validated.content : undefined),
+      });
+      return { input: { expectedSeq: 1, messages: [message], lease: null }, validated };
+    },
+  },
+  {
+    name: 'a Proxy message whose role changes after validation',
+    make() {
+      let reads = 0;
+      const validated = plain('m1');
+      const message = new Proxy(
+        { ...validated },
+        {
+          get: (target, key) =>
+            key === 'role' ? (++reads <= 1 ? 'user' : 'nobody') : Reflect.get(target, key),
+        },
+      );
+      return { input: { expectedSeq: 1, messages: [message], lease: null }, validated };
+    },
+  },
+  {
+    name: 'a message with a non-enumerable toJSON (the boundary never sees it; JSON.stringify honours it)',
+    make() {
+      const validated = plain('m1');
+      const message = { ...validated };
+      Object.defineProperty(message, 'toJSON', { value: () => ({ ...validated, seq: 99 }) });
+      return { input: { expectedSeq: 1, messages: [message], lease: null }, validated };
+    },
+  },
+  {
+    name: 'a messages array with a non-enumerable toJSON',
+    make() {
+      const validated = plain('m1');
+      const messages = [{ ...validated }];
+      Object.defineProperty(messages, 'toJSON', { value: () => [{ ...validated, seq: 7 }] });
+      return { input: { expectedSeq: 1, messages, lease: null }, validated };
+    },
+  },
+  {
+    name: 'toolCalls[0].input with a non-enumerable toJSON returning undefined',
+    make() {
+      const input = { amount: 1 };
+      Object.defineProperty(input, 'toJSON', { value: () => undefined });
+      const createdAt = now();
+      const fields = { id: 'm1', role: 'assistant' as const, content: '', createdAt };
+      const validated: NewMessage = {
+        ...fields,
+        toolCalls: [{ id: 'c1', name: 'pay', input: { amount: 1 } }],
+      };
+      const message: NewMessage = { ...fields, toolCalls: [{ id: 'c1', name: 'pay', input }] };
+      return { input: { expectedSeq: 1, messages: [message], lease: null }, validated };
+    },
+  },
+];
+
+async function attack(store: AgentStore, sessionId: string, c: Case) {
+  await store.append(sessionId, {
+    expectedSeq: 0,
+    messages: [plain('seed')],
+    session: { init },
+    lease: null,
+  });
+  const { input, validated } = c.make();
+  let refused: unknown = null;
+  try {
+    await store.append(sessionId, input);
+  } catch (error) {
+    refused = error;
+  }
+  return { refused, validated };
+}
+
+for (const name of BACKEND_NAMES as readonly BackendName[]) {
+  describe(`attack: validate-then-serialise on ${name}`, () => {
+    let backend: OpenBackend;
+    let store: AgentStore;
+    beforeAll(async () => {
+      backend = await openBackend(name);
+      store = await backend.target.createStore();
+    }, 180_000);
+    afterAll(async () => {
+      await store?.close();
+      await backend?.close();
+    }, 60_000);
+
+    for (const [i, c] of CASES.entries()) {
+      it(`${c.name}: refused with a typed error or stored as validated; the session still loads and appends`, async () => {
+        const sessionId = `toctou-${i}-${Math.random().toString(36).slice(2)}`;
+        const { refused, validated } = await attack(store, sessionId, c);
+        if (refused !== null) {
+          expect(isAgentStoreError(refused, 'INVALID_ARGUMENT'), `refusal is typed: ${String(refused)}`).toBe(
+            true,
+          );
+        }
+        // The guarantee under attack: the session is still loadable...
+        const loaded = await store.load(sessionId);
+        const head = loaded!.session.headSeq;
+        if (refused === null) {
+          // ...and what was accepted is what was validated.
+          const { seq: _seq, ...stored } = loaded!.messages.at(-1)!;
+          expect(stored, 'the stored message is the validated one').toEqual(validated);
+        } else {
+          expect(head, 'a refused append wrote nothing').toBe(1);
+        }
+        // ...and appendable at its head.
+        await store.append(sessionId, { expectedSeq: head, messages: [plain('after')], lease: null });
+        expect((await store.load(sessionId))!.messages.at(-1)!.id).toBe('after');
+      });
+    }
+  });
+}
