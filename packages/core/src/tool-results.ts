@@ -51,12 +51,17 @@ export function resultMessage(
     return message(JSON.stringify({ error: `${what} ${why}; it was not stored` }), 'tool-output-error');
   };
   const value = output === undefined ? null : output;
+  let json: string | undefined;
   try {
     assertPlainJson(value, 'output');
+    // Serialised once, here: a hidden toJSON, a Proxy or a getter can still make this differ
+    // from what was checked (even undefined), and content must be the text actually stored.
+    json = JSON.stringify(value) as string | undefined;
   } catch (error) {
     return unstored(`cannot be stored as JSON (${errorText(error)})`);
   }
-  const result = message(JSON.stringify(value), kind);
+  if (typeof json !== 'string') return unstored('cannot be stored as JSON (it serialises to nothing)');
+  const result = message(json, kind);
   const size = messageByteLength(result);
   if (size <= scope.maxResultBytes) return result;
   // One oversized output must not sink the results of its neighbours, nor wedge the session.
