@@ -82,6 +82,14 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
     throw new InvalidArgumentError({ argument: 'llm', reason: 'must have a generate() function' });
   }
   if (sessionId !== undefined) validateSessionId(sessionId);
+  // A rejection and its result must land in one append (docs/durability.md): refuse a store
+  // that cannot take two before the model is paid, not at the first rejection.
+  if (limits !== undefined && sessionId !== undefined && !(limits.maxMessagesPerAppend >= 2)) {
+    throw new InvalidArgumentError({
+      argument: 'store.limits.maxMessagesPerAppend',
+      reason: `is ${String(limits.maxMessagesPerAppend)}; run() needs at least 2`,
+    });
+  }
   if (options.store !== undefined && sessionId !== undefined)
     validateIdentifier(agentName, 'agent.name', MAX_IDENTITY_BYTES);
   for (const key of ['ownerId', 'tenantId'] as const) {
