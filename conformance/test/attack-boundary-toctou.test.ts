@@ -87,6 +87,20 @@ const CASES: Case[] = [
       return { input: { expectedSeq: 1, messages: [message], lease: null }, validated };
     },
   },
+  ...[1, 2, 3, 4].map(
+    (flipAfter): Case => ({
+      name: `session.state behind a getter that turns into a function after ${flipAfter} reads`,
+      make() {
+        let reads = 0;
+        const validated = plain('m1');
+        const session = Object.defineProperty({}, 'state', {
+          enumerable: true,
+          get: () => (++reads <= flipAfter ? { step: 1 } : () => 'not JSON'),
+        }) as { state: { step: number } };
+        return { input: { expectedSeq: 1, messages: [validated], session, lease: null }, validated };
+      },
+    }),
+  ),
 ];
 
 async function attack(store: AgentStore, sessionId: string, c: Case) {
@@ -131,6 +145,12 @@ for (const name of BACKEND_NAMES as readonly BackendName[]) {
         // The guarantee under attack: the session is still loadable...
         const loaded = await store.load(sessionId);
         const head = loaded!.session.headSeq;
+        expect(JSON.parse(JSON.stringify(loaded!.session.state)), 'the stored state is JSON').toEqual(
+          loaded!.session.state,
+        );
+        expect([null, { step: 1 }], 'the state is the seed or the validated one').toContainEqual(
+          loaded!.session.state,
+        );
         if (refused === null) {
           // ...and what was accepted is what was validated.
           const { seq: _seq, ...stored } = loaded!.messages.at(-1)!;
