@@ -1,5 +1,16 @@
 import type { LlmResponse } from './llm.ts';
 import type { MessageRecord, ToolCall } from './records.ts';
+import { MAX_MESSAGE_ID_BYTES, validateIdentifier } from './validation.ts';
+
+/** A provider id the store boundary would refuse (too long, NUL, lone surrogate) is replaced, never stored. */
+function storable(id: string): boolean {
+  try {
+    validateIdentifier(id, 'toolCalls[].id', MAX_MESSAGE_ID_BYTES);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Gives every call of a model response an id that is unique in its session before write #1
@@ -16,7 +27,7 @@ export function assignToolCallIds(
   const used = new Set<string>();
   for (const m of history) for (const call of m.toolCalls ?? []) used.add(call.id);
   return calls.map((call, i) => {
-    const provided = typeof call.id === 'string' && call.id.length > 0 && !used.has(call.id) ? call.id : null;
+    const provided = typeof call.id === 'string' && storable(call.id) && !used.has(call.id) ? call.id : null;
     const id = provided ?? `call_${assistantId}_${i}`;
     used.add(id);
     return { id, name: call.name, input: call.input };
