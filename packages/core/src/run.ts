@@ -127,6 +127,10 @@ function firstWrite(
   ];
 }
 
+/** A provider's token figure, or 0 when it is not one: NaN would make the session state unstorable. */
+const tokenCount = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+
 /** Runs the calls in parallel; each result commits as soon as its handler settles. */
 async function settleAndCommit(
   conversation: Conversation,
@@ -216,8 +220,8 @@ async function loop(
       tools,
       signal,
     });
-    usage.inputTokens += response.usage?.inputTokens ?? 0;
-    usage.outputTokens += response.usage?.outputTokens ?? 0;
+    usage.inputTokens += tokenCount(response.usage?.inputTokens);
+    usage.outputTokens += tokenCount(response.usage?.outputTokens);
     const assistantId = scope.newId();
     const calls = assignToolCallIds(response.toolCalls, assistantId, messages);
     const assistant = newMessage(assistantId, {
