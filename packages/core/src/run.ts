@@ -290,7 +290,10 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
  * Runs an agent. With a durable store and a `sessionId`, every step is committed before and
  * after its tools run, under a single-writer lease, and a crashed run resumes where it stopped.
  */
-export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
+export async function run(agent: AgentDefinition, given: RunOptions): Promise<RunResult> {
+  // Each option is read once, here: what checkRunOptions checks is what the run uses, even when
+  // the caller's object has getters or is a Proxy.
+  const options: RunOptions = typeof given === 'object' && given !== null ? { ...given } : given;
   const { store, sessionId } = options;
   checkRunOptions(options, agent.name);
   if (sessionId !== undefined && !store) {
