@@ -32,7 +32,7 @@ describe('attack: an unknown tool with a giant name', () => {
     expect(foldSession(loaded!.messages).toolCalls.every((t) => t.result !== null)).toBe(true);
   });
 
-  it('when the first run fails, every resume fails the same way: the session can never finish', async () => {
+  it('a resume after a failed first run settles the call and completes (was: every resume failed the same way)', async () => {
     const store = durableMemoryStore({ limits: { maxMessageBytes: LIMIT } });
     const llm = scriptedLlm([{ toolCalls: [{ name: giantName, input: {} }] }, { text: 'done' }]);
     await run(agent, { store, sessionId: 's', message: 'go', llm }).catch(() => undefined);
