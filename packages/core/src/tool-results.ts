@@ -46,9 +46,19 @@ export function resultMessage(
     origin,
     createdAt: new Date().toISOString(),
   });
+  // The fallback must always fit, or the call could never be answered: a tool name is model
+  // output bounded only by the assistant message, so it is clipped in the text, and dropped from
+  // `toolName` (the assistant message still names the call) when even that is too big.
   const unstored = (why: string) => {
-    const what = ran(origin) ? `Tool ${call.name} ran, but its output` : `The result of tool ${call.name}`;
-    return message(JSON.stringify({ error: `${what} ${why}; it was not stored` }), 'tool-output-error');
+    const name = call.name.length > 200 ? `${call.name.slice(0, 200)}…` : call.name;
+    const what = ran(origin) ? `Tool ${name} ran, but its output` : `The result of tool ${name}`;
+    const fallback = message(
+      JSON.stringify({ error: `${what} ${why}; it was not stored` }),
+      'tool-output-error',
+    );
+    if (messageByteLength(fallback) <= scope.maxResultBytes) return fallback;
+    const { toolName: _omitted, ...withoutName } = fallback;
+    return withoutName;
   };
   const value = output === undefined ? null : output;
   let json: string | undefined;
