@@ -68,12 +68,20 @@ export function assertPlainJson(value: unknown, path: string): void {
   const onPath = new Set<object>();
   const stack: Frame[] = [{ value, key: null, parent: null, depth: 0 }];
   let nodes = 0;
+  // Values visited plus values waiting on the stack: checked before a container's children are
+  // pushed, so a 30-million-element array is refused without reading (or allocating) its elements.
+  let pending = 1;
+  const tooMany = (frame: Frame, children: number) => {
+    if (nodes + pending + children > MAX_JSON_NODES)
+      fail(frame, `holds more than ${MAX_JSON_NODES} JSON values`);
+  };
   while (stack.length) {
     const frame = stack.pop()!;
     if (frame.leaving) {
       onPath.delete(frame.leaving);
       continue;
     }
+    pending--;
     if (++nodes > MAX_JSON_NODES) fail(frame, `holds more than ${MAX_JSON_NODES} JSON values`);
     const v = frame.value;
     switch (typeof v) {
@@ -99,6 +107,8 @@ export function assertPlainJson(value: unknown, path: string): void {
     stack.push({ value: null, key: null, parent: null, depth: 0, leaving: object });
     if (Array.isArray(object)) {
       if (Object.getPrototypeOf(object) !== Array.prototype) fail(frame, `${kindOf(object)} is not JSON`);
+      tooMany(frame, object.length);
+      pending += object.length;
       const keys = Object.keys(object);
       for (let i = object.length - 1; i >= 0; i--) {
         if (!Object.hasOwn(object, i)) fail(frame, `has a hole at index ${i} (a sparse array is not JSON)`);
@@ -111,6 +121,8 @@ export function assertPlainJson(value: unknown, path: string): void {
     if (proto !== Object.prototype && proto !== null) fail(frame, `${kindOf(object)} is not JSON`);
     if (Object.getOwnPropertySymbols(object).length) fail(frame, 'has Symbol keys, which are not JSON');
     const keys = Object.keys(object);
+    tooMany(frame, keys.length);
+    pending += keys.length;
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       const child: Frame = { value: (object as Record<string, unknown>)[key], key, parent: frame, depth };
