@@ -133,6 +133,31 @@ for (const name of BACKEND_NAMES as readonly BackendName[]) {
       await backend?.close();
     }, 60_000);
 
+    for (const flipAfter of [1, 2, 3, 4]) {
+      it(`acquireLease with init.state behind a getter that turns into a function after ${flipAfter} reads: refused or stored as validated; the session loads`, async () => {
+        const sessionId = `toctou-init-${flipAfter}-${Math.random().toString(36).slice(2)}`;
+        let reads = 0;
+        const init = Object.defineProperty({ agentName: 'attack', ownerId: null, tenantId: null }, 'state', {
+          enumerable: true,
+          get: () => (++reads <= flipAfter ? { step: 1 } : () => 'not JSON'),
+        }) as { agentName: string; ownerId: null; tenantId: null; state: { step: number } };
+        let refused: unknown = null;
+        try {
+          await store.acquireLease(sessionId, { holder: 'h', ttlMs: 60_000, init });
+        } catch (error) {
+          refused = error;
+        }
+        if (refused !== null) {
+          expect(isAgentStoreError(refused, 'INVALID_ARGUMENT'), `refusal is typed: ${String(refused)}`).toBe(
+            true,
+          );
+        }
+        const loaded = await store.load(sessionId);
+        if (loaded)
+          expect(loaded.session.state, 'the stored state is the validated one').toEqual({ step: 1 });
+      });
+    }
+
     for (const [i, c] of CASES.entries()) {
       it(`${c.name}: refused with a typed error or stored as validated; the session still loads and appends`, async () => {
         const sessionId = `toctou-${i}-${Math.random().toString(36).slice(2)}`;
