@@ -7,6 +7,7 @@ import {
   retryAfterMs,
   SessionAccessDeniedError,
   SessionBusyError,
+  snapshotInput,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -92,7 +93,9 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       assertOpen();
       validateAppendInput(sessionId, input, limits);
       const nowIso = new Date().toISOString();
@@ -104,7 +107,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       return { headSeq: input.expectedSeq + input.messages.length };
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
       const now = Date.now();

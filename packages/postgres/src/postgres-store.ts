@@ -11,6 +11,7 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
   type StoreLimits,
+  snapshotInput,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -160,7 +161,9 @@ export function postgresStore(
       return { session, messages };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       assertOpen();
       validateAppendInput(sessionId, input, limits);
       const now = Date.now();
@@ -220,7 +223,8 @@ export function postgresStore(
       throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
       if (typeof holder !== 'string' || holder.length === 0) {

@@ -13,6 +13,7 @@ import {
   type SessionInit,
   type SessionRecord,
   type StoreLimits,
+  snapshotInput,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -264,7 +265,9 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return p.load(sessionId, afterSeq);
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       const p = ready();
       const encoded = validateAppendInput(sessionId, input, limits);
       const { messages, expectedSeq } = input;
@@ -296,7 +299,8 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return { headSeq: expectedSeq + messages.length };
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const p = ready();
       return p.acquire(sessionId, holder, init, Date.now(), ttlMs);
