@@ -20,6 +20,7 @@ import {
   SessionBusyError,
   type SessionColumns,
   type StoreLimits,
+  snapshotInput,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -169,7 +170,9 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       }
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validate and store one read of the caller's objects: a getter or Proxy cannot change it.
+      const input = snapshotInput(given);
       validateAppendInput(sessionId, input, LIMITS);
       const now = Date.now();
       const iso = new Date(now).toISOString();
@@ -210,7 +213,8 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       });
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const now = Date.now();
       const iso = new Date(now).toISOString();
