@@ -7,6 +7,7 @@ export {
   assertUnchanged,
   ConformanceViolation,
   expectStoreError,
+  NOT_ATOMIC_CAUSE,
   type SessionSnapshot,
   snapshot,
 } from './assertions.ts';
@@ -23,6 +24,11 @@ export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
 export { type HostileAppend, hostileAppends, LONE_SURROGATES, REPLACEMENT_TWIN } from './hostile-values.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
+export {
+  atomicityObservedChecks,
+  atomicityObservedSpec,
+  describeAtomicityObserved,
+} from './specs/atomicity-observed.ts';
 export { concurrencyChecks, concurrencySpec, describeConcurrency } from './specs/concurrency.ts';
 export { corruptRecordChecks, corruptRecordSpec, describeCorruptRecords } from './specs/corrupt-records.ts';
 export { crashMatrixChecks, crashMatrixSpec, describeCrashMatrix } from './specs/crash-matrix.ts';
@@ -37,6 +43,12 @@ export {
   MIN_MAX_MESSAGE_BYTES,
 } from './specs/limits.ts';
 export {
+  DEFAULT_LONG_SESSION_MESSAGES,
+  describeLongSessions,
+  longSessionChecks,
+  longSessionSpec,
+} from './specs/long-session.ts';
+export {
   DEFAULT_MAX_FLOOR_RATIO,
   describePerfGate,
   measureAppendRatio,
@@ -46,6 +58,8 @@ export {
   perfGateSpec,
   type RatioMeasurement,
 } from './specs/perf-gate.ts';
+export { describeProcessTier, processTierChecks, processTierSpec } from './specs/process-tier.ts';
+export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
 export { describeRunLimits, runLimitChecks, runLimitSpec } from './specs/run-limits.ts';
 export type {
   ConformanceTarget,
@@ -55,3 +69,4 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './target.ts';
+export { openTargetModule, targetFromModule } from './target-module.ts';

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { type AgentStore, type AppendInput, isAgentStoreError, type NewMessage } from '@agentstore/core';
+import { durableMemoryStore } from '@agentstore/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKEND_NAMES, type BackendName, type OpenBackend, openBackend } from '../src/backends/index.ts';
+import { openToolTarget } from '../src/target-module.ts';
 
 /*
  * Attack on the validation boundary (issue 15): `validateAppendInput` checks the caller's live
@@ -120,17 +122,39 @@ async function attack(store: AgentStore, sessionId: string, c: Case) {
   return { refused, validated };
 }
 
-for (const name of BACKEND_NAMES as readonly BackendName[]) {
+/** Each store through its adapter's `./testing` target module (a throwaway server), as the CLI opens it. */
+const adapterModule = (name: string) =>
+  join(import.meta.dirname, `../../packages/${name}/src/testing/index.ts`);
+const STORES: [string, () => Promise<{ store: AgentStore; close: () => Promise<void> }>][] = [
+  ['memory', async () => ({ store: durableMemoryStore(), close: async () => {} })],
+  ...['sqlite', 'postgres', 'redis', 'dynamodb', 'd1'].map(
+    (name): [string, () => Promise<{ store: AgentStore; close: () => Promise<void> }>] => [
+      name,
+      async () => {
+        const target = await openToolTarget(adapterModule(name));
+        const store = await target.createStore();
+        return {
+          store,
+          close: async () => {
+            await store.close();
+            await target.close();
+          },
+        };
+      },
+    ],
+  ),
+];
+
+for (const [name, open] of STORES) {
   describe(`attack: validate-then-serialise on ${name}`, () => {
-    let backend: OpenBackend;
+    let opened: { store: AgentStore; close: () => Promise<void> } | undefined;
     let store: AgentStore;
     beforeAll(async () => {
-      backend = await openBackend(name);
-      store = await backend.target.createStore();
+      opened = await open();
+      store = opened.store;
     }, 180_000);
     afterAll(async () => {
-      await store?.close();
-      await backend?.close();
+      await opened?.close();
     }, 60_000);
 
     for (const flipAfter of [1, 2, 3, 4]) {

@@ -1,4 +1,5 @@
-import { type AppendInput, messageByteLength, type NewMessage } from '@agentstore/core';
+import { type AppendInput, defineAgent, messageByteLength, type NewMessage, run } from '@agentstore/core';
+import { scriptedLlm } from '@agentstore/core/testing';
 import {
   assert,
   assertEqual,
@@ -313,6 +314,12 @@ async function assertStillUsable(ctx: CheckContext, id: string, what: string): P
   await ctx.store.releaseLease(id, { holder: lease.session.lease?.holder ?? '', epoch: lease.epoch });
   const reloaded = await ctx.store.load(id);
   assertMessages(reloaded?.messages.slice(-1) ?? [], asRecords([next], head + 1), `${what}: load afterwards`);
+  if (!ctx.store.durable || ctx.target.durable === false) return;
+  // And run() can carry on with it: a new turn commits and completes.
+  const agent = defineAgent({ name: 'conformance-agent', instructions: 'Answer.' });
+  const llm = scriptedLlm([{ text: 'Still here.' }]);
+  const turn = await run(agent, { store: ctx.store, sessionId: id, message: 'Still there?', llm });
+  assertEqual([turn.status, turn.response], ['complete', 'Still here.'], `${what}: a run() on the session`);
 }
 
 export const boundaryChecks: ConformanceCheck[] = [

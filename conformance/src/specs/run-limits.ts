@@ -152,6 +152,11 @@ export const runLimitChecks: ConformanceCheck[] = [
       const result = await run(agent, { store, sessionId: id, message: 'Go.', llm });
       assertEqual(result.status, 'complete', 'status of the byte-heavy run');
       assertEqual(effects.size, calls, 'handlers run');
+      assertEqual(
+        [...effects.values()].filter((n) => n !== 1),
+        [],
+        'handlers that ran other than once',
+      );
       const loaded = await assertSettled(ctx, id, appends, calls, 'byte-heavy fan-out');
       const refused = loaded.messages.filter((m) => m.kind === 'tool-output-error').length;
       assertEqual(refused, 0, 'results replaced by an output error although they fit maxMessageBytes');

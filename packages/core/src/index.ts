@@ -42,6 +42,13 @@ export type {
   ToolCall,
 } from './records.ts';
 export { RESULT_ORIGINS, ROLES } from './records.ts';
+export {
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  MAX_RETENTION_BATCH,
+  type RetentionRequest,
+  validateRetentionInput,
+} from './retention.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
 export { loadSessionAt } from './session-at.ts';
 export {
@@ -55,6 +62,8 @@ export type {
   AcquireLeaseInput,
   AgentStore,
   AppendInput,
+  DeleteIdleSessionsInput,
+  DeleteIdleSessionsResult,
   LeaseToken,
   ListSessionsInput,
   ListSessionsResult,

@@ -71,6 +71,7 @@ export function validateIdentifier(
   value: unknown,
   argument: string,
   maxBytes: number,
+  options: { allowNul?: boolean } = {},
 ): asserts value is string {
   if (!isString(value) || value.length === 0) {
     throw new InvalidArgumentError({ argument, reason: 'must be a non-empty string' });
@@ -82,7 +83,7 @@ export function validateIdentifier(
         'is not well-formed UTF-16 (it holds a lone surrogate, which UTF-8 stores would turn into U+FFFD)',
     });
   }
-  if (value.includes('\u0000')) {
+  if (!options.allowNul && value.includes('\u0000')) {
     throw new InvalidArgumentError({ argument, reason: 'must not contain NUL characters' });
   }
   const bytes = utf8ByteLength(value);
@@ -198,7 +199,8 @@ function validateOrigin(origin: unknown, path: string): void {
 /** A `NewMessage`: only its documented fields, each of its documented type, plain JSON throughout. */
 function validateMessage(message: unknown, path: string): asserts message is NewMessage {
   const m = validateObject(message, path, MESSAGE_FIELDS);
-  validateIdentifier(m.id, `${path}.id`, MAX_MESSAGE_ID_BYTES);
+  // Message and tool-call ids live inside the message's JSON, where NUL is just a character.
+  validateIdentifier(m.id, `${path}.id`, MAX_MESSAGE_ID_BYTES, { allowNul: true });
   if (!ROLES.includes(m.role as Role)) {
     throw new InvalidArgumentError({
       argument: `${path}.role`,
@@ -228,7 +230,7 @@ function validateMessage(message: unknown, path: string): asserts message is New
         });
       }
       const call = validateObject(calls[i], callPath, TOOL_CALL_FIELDS);
-      validateIdentifier(call.id, `${callPath}.id`, MAX_MESSAGE_ID_BYTES);
+      validateIdentifier(call.id, `${callPath}.id`, MAX_MESSAGE_ID_BYTES, { allowNul: true });
       validateText(call.name, `${callPath}.name`);
       assertPlainJson(call.input, `${callPath}.input`);
     }

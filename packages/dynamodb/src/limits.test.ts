@@ -10,7 +10,7 @@ const message = (i: number, bytes: number): NewMessage => {
   return { ...base, content: 'x'.repeat(bytes - messageByteLength(base)) };
 };
 
-// The worst cases the declared limits allow: a 1,024-byte session id, a TTL on every item, the
+// The worst cases the declared limits allow: a 1,024-byte session id (and a TTL configured), the
 // byte budget spent on messages just over one piece (one extra item each), the rest small.
 it('every append within the declared limits fits one transaction, worst cases included', () => {
   const { maxMessagesPerAppend: count, maxAppendBytes: budget, maxMessageBytes } = DYNAMODB_LIMITS;
@@ -26,7 +26,7 @@ it('every append within the declared limits fits one transaction, worst cases in
     const messages = sizes.map((bytes, i) => message(i, bytes));
     const total = messages.reduce((sum, m) => sum + messageByteLength(m), 0);
     expect(total).toBeLessThanOrEqual(budget!);
-    const puts = messagePuts(context, sessionId, { expectedSeq: 0, messages, lease: null }, Date.now());
+    const puts = messagePuts(context, sessionId, { expectedSeq: 0, messages, lease: null });
     expect(puts.length + 1).toBeLessThanOrEqual(MAX_TRANSACTION_ITEMS);
   }
 });
