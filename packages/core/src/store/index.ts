@@ -11,6 +11,7 @@ export {
   isWellFormedText,
   MAX_JSON_DEPTH,
   MAX_JSON_NODES,
+  snapshotInput,
 } from '../json-boundary.ts';
 export {
   appendLeaseMatches,
@@ -32,6 +33,7 @@ export {
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,
   MAX_STATE_BYTES,
+  MAX_TTL_MS,
   messageByteLength,
   utf8ByteLength,
   utf8ByteLengthPortable,
