@@ -14,6 +14,12 @@ import {
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;
 
+/**
+ * The longest `leaseTtlMs`: the lease keeper renews every ttl / 3 ms, and a timer longer than
+ * 2^31 − 1 ms overflows (Node then fires it every 1 ms), so 3 × (2^31 − 1) ms, ~74.5 days.
+ */
+export const MAX_LEASE_TTL_MS = 3 * MAX_LEASE_WAIT_MS;
+
 /** The options `checkRunOptions` looks at; `RunOptions` satisfies it. */
 interface CheckedOptions {
   store?: { limits: StoreLimits } | undefined;
@@ -109,7 +115,15 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
     if (limits !== undefined && sessionId !== undefined)
       checkMessageSize(limits, sessionId, message, messageId);
   }
-  if (options.leaseTtlMs !== undefined) validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
+  if (options.leaseTtlMs !== undefined) {
+    validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
+    if (options.leaseTtlMs > MAX_LEASE_TTL_MS) {
+      throw new InvalidArgumentError({
+        argument: 'leaseTtlMs',
+        reason: `is ${options.leaseTtlMs}; the most is ${MAX_LEASE_TTL_MS} (the lease keeper renews every ttl / 3 ms)`,
+      });
+    }
+  }
   const wait: unknown = options.leaseWaitMs;
   if (
     wait !== undefined &&

@@ -320,15 +320,9 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
   return encoded;
 }
 
-/**
- * The longest lease TTL: the lease keeper renews every ttl / 3 ms, and a timer longer than
- * 2^31 − 1 ms overflows (Node then fires it every 1 ms), so 3 × (2^31 − 1) ms, ~74.5 days.
- */
-export const MAX_TTL_MS = 3 * 2_147_483_647;
-
 export function validateTtlMs(ttlMs: unknown, argument = 'ttlMs'): asserts ttlMs is number {
-  if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TTL_MS) {
-    throw new InvalidArgumentError({ argument, reason: `must be an integer from 1 to ${MAX_TTL_MS}` });
+  if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+    throw new InvalidArgumentError({ argument, reason: 'must be a positive integer' });
   }
 }
 

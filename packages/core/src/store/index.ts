@@ -33,7 +33,6 @@ export {
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,
   MAX_STATE_BYTES,
-  MAX_TTL_MS,
   messageByteLength,
   utf8ByteLength,
   utf8ByteLengthPortable,
