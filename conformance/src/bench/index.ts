@@ -36,6 +36,7 @@ export { type BenchHooks, type BenchProgress, runBench } from './run-bench.ts';
 export { type InterleavedSampling, sampleInterleaved, type TimedSide } from './sampler.ts';
 export { type LatencyStats, latencyStats, median, percentile } from './stats.ts';
 export { formatTable } from './table.ts';
+export { printScaleReport, sweepIdleSessions, timeOperation } from './time-operation.ts';
 export {
   compareVariants,
   formatVariants,

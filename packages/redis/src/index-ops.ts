@@ -3,6 +3,7 @@ import {
   InvalidArgumentError,
   type ListSessionsInput,
   type ListSessionsResult,
+  parseRetentionCursor,
   type RetentionRequest,
   type SessionInit,
   type SessionRecord,
@@ -135,24 +136,17 @@ type SweepPosition = [bucket: number, score: number, member: string];
 
 function decodePosition(cursor: string | null): SweepPosition {
   if (cursor === null) return [0, Number.NEGATIVE_INFINITY, ''];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(cursor);
-  } catch {
-    parsed = null;
-  }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 3 ||
-    !Number.isSafeInteger(parsed[0]) ||
-    parsed[0] < 0 ||
-    parsed[0] >= INDEX_BUCKETS ||
-    typeof parsed[1] !== 'number' ||
-    typeof parsed[2] !== 'string'
-  ) {
-    throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
-  }
-  return parsed as SweepPosition;
+  return parseRetentionCursor(
+    cursor,
+    (parsed): parsed is SweepPosition =>
+      Array.isArray(parsed) &&
+      parsed.length === 3 &&
+      Number.isSafeInteger(parsed[0]) &&
+      parsed[0] >= 0 &&
+      parsed[0] < INDEX_BUCKETS &&
+      typeof parsed[1] === 'number' &&
+      typeof parsed[2] === 'string',
+  );
 }
 
 /**
