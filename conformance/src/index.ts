@@ -7,6 +7,7 @@ export {
   assertUnchanged,
   ConformanceViolation,
   expectStoreError,
+  NOT_ATOMIC_CAUSE,
   type SessionSnapshot,
   snapshot,
 } from './assertions.ts';
@@ -22,6 +23,11 @@ export {
 export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
+export {
+  atomicityObservedChecks,
+  atomicityObservedSpec,
+  describeAtomicityObserved,
+} from './specs/atomicity-observed.ts';
 export { concurrencyChecks, concurrencySpec, describeConcurrency } from './specs/concurrency.ts';
 export { corruptRecordChecks, corruptRecordSpec, describeCorruptRecords } from './specs/corrupt-records.ts';
 export { crashMatrixChecks, crashMatrixSpec, describeCrashMatrix } from './specs/crash-matrix.ts';
@@ -45,6 +51,7 @@ export {
   perfGateSpec,
   type RatioMeasurement,
 } from './specs/perf-gate.ts';
+export { describeProcessTier, processTierChecks, processTierSpec } from './specs/process-tier.ts';
 export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
 export type {
   ConformanceTarget,
@@ -54,3 +61,4 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './target.ts';
+export { openTargetModule, targetFromModule } from './target-module.ts';

@@ -11,6 +11,7 @@ import {
   type SessionInit,
   type SessionRecord,
   type StoreLimits,
+  UnexpectedReplyError,
   validateAppendInput,
   validateLoadOptions,
   validateRetentionInput,
@@ -74,7 +75,8 @@ let appendCounter = 0;
 const DEFAULT_INIT: SessionInit = { agentName: '', ownerId: null, tenantId: null, state: null };
 
 function asTuple(reply: unknown): unknown[] {
-  if (!Array.isArray(reply)) throw new Error(`@agentstore/redis: unexpected script reply ${String(reply)}`);
+  if (!Array.isArray(reply))
+    throw new UnexpectedReplyError({ store: '@agentstore/redis', operation: 'script', reply });
   return reply;
 }
 
@@ -231,7 +233,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
             epoch: input.lease?.epoch ?? null,
           });
         default:
-          throw new Error(`@agentstore/redis: unexpected append reply ${String(reply[0])}`);
+          throw new UnexpectedReplyError({
+            store: '@agentstore/redis',
+            operation: 'append',
+            reply,
+            sessionId,
+          });
       }
     },
 
@@ -282,7 +289,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         case 'BUSY':
           throw new SessionBusyError({ sessionId, retryAfterMs: Math.max(1, Number(reply[1]) - now) });
         default:
-          throw new Error(`@agentstore/redis: unexpected acquire reply ${String(reply[0])}`);
+          throw new UnexpectedReplyError({
+            store: '@agentstore/redis',
+            operation: 'acquireLease',
+            reply,
+            sessionId,
+          });
       }
     },
 
