@@ -13,10 +13,10 @@ import {
   hostileIdChecks,
   isolationChecks,
   leaseChecks,
+  longSessionChecks,
   openTargetModule,
   perfGateChecks,
   processTierChecks,
-  longSessionChecks,
   retentionChecks,
 } from '../src/index.ts';
 import type { SplitFlaw } from './support/split-store.ts';
