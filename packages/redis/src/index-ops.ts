@@ -66,7 +66,7 @@ export async function removeFromIndexes(ctx: IndexContext, sessionId: string, fi
  * slots): remove, then look again and put it back if the session exists by now; a creation
  * re-adds its entries after creating, so an entry is never lost whichever way the two interleave.
  */
-async function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
+export async function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
   const member = indexMember(sessionId);
   const sessionKey = ctx.keys.session(sessionId).session;
   if (!ctx.isCluster) {
