@@ -1,4 +1,5 @@
-import { type AgentStore, createInMemoryStore } from '@agentstore/core';
+import type { AgentStore } from '@agentstore/core';
+import { durableMemoryStore } from '@agentstore/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
   boundaryChecks,
@@ -13,9 +14,9 @@ import {
 // The reference store with the tightest limits the contract allows: run() must split every
 // write. (Other specs append more than two messages at once by design, so only these run.)
 const tight = {
-  name: 'createInMemoryStore(true) with tight limits',
+  name: 'durableMemoryStore() with tight limits',
   createStore: () =>
-    createInMemoryStore(true, {
+    durableMemoryStore({
       limits: { maxMessageBytes: 262_144, maxMessagesPerAppend: 2, maxAppendBytes: 400_000 },
     }),
 };
@@ -24,7 +25,7 @@ describeSpec(tight, limitSpec);
 
 /** A store that skips the boundary for `field`, as an adapter that forgot to call it would. */
 function lenient(field: 'state' | 'ids'): AgentStore {
-  const store = createInMemoryStore(true);
+  const store = durableMemoryStore();
   const seen = new Map<string, string>();
   // What a UTF-8 driver does to a lone surrogate: it becomes U+FFFD.
   const utf8 = (id: string) => id.replace(/[\uD800-\uDFFF]/g, '\uFFFD');

@@ -1,4 +1,5 @@
-import { type DeleteIdleSessionsResult, parseRetentionCursor, type RetentionRequest } from '@agentstore/core';
+import type { DeleteIdleSessionsResult } from '@agentstore/core';
+import { parseRetentionCursor, type RetentionRequest } from '@agentstore/core/store';
 import {
   type AttributeValue,
   DeleteItemCommand,

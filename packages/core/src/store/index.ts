@@ -28,6 +28,14 @@ export {
   type SessionColumns,
 } from '../record-codec.ts';
 export {
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  MAX_RETENTION_BATCH,
+  parseRetentionCursor,
+  type RetentionRequest,
+  validateRetentionInput,
+} from '../retention.ts';
+export {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,
