@@ -127,6 +127,10 @@ function firstWrite(
   ];
 }
 
+/** A provider's token figure, or 0 when it is not one: NaN would make the session state unstorable. */
+const tokenCount = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+
 /** Runs the calls in parallel; each result commits as soon as its handler settles. */
 async function settleAndCommit(
   conversation: Conversation,
@@ -216,8 +220,8 @@ async function loop(
       tools,
       signal,
     });
-    usage.inputTokens += response.usage?.inputTokens ?? 0;
-    usage.outputTokens += response.usage?.outputTokens ?? 0;
+    usage.inputTokens += tokenCount(response.usage?.inputTokens);
+    usage.outputTokens += tokenCount(response.usage?.outputTokens);
     const assistantId = scope.newId();
     const calls = assignToolCallIds(response.toolCalls, assistantId, messages);
     const assistant = newMessage(assistantId, {
@@ -286,7 +290,10 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
  * Runs an agent. With a durable store and a `sessionId`, every step is committed before and
  * after its tools run, under a single-writer lease, and a crashed run resumes where it stopped.
  */
-export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
+export async function run(agent: AgentDefinition, given: RunOptions): Promise<RunResult> {
+  // Each option is read once, here: what checkRunOptions checks is what the run uses, even when
+  // the caller's object has getters or is a Proxy.
+  const options: RunOptions = typeof given === 'object' && given !== null ? { ...given } : given;
   const { store, sessionId } = options;
   checkRunOptions(options, agent.name);
   if (sessionId !== undefined && !store) {
