@@ -20,6 +20,15 @@ export {
   offeredCapabilities,
 } from './check.ts';
 export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
+export {
+  DEFAULT_MAX_FLOOR_RATIO,
+  measureAppendRatio,
+  measureLoopRatio,
+  measureStepOverhead,
+  type PerfSampling,
+  type RatioMeasurement,
+  type StepOverheadMeasurement,
+} from './perf/ratios.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
 export { concurrencyChecks, concurrencySpec, describeConcurrency } from './specs/concurrency.ts';
@@ -29,16 +38,7 @@ export { describeHostileIds, HOSTILE_TEXTS, hostileIdChecks, hostileIdSpec } fro
 export { describeIsolation, isolationChecks, isolationSpec } from './specs/isolation.ts';
 export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
 export { describeLimits, limitChecks, limitSpec, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
-export {
-  DEFAULT_MAX_FLOOR_RATIO,
-  describePerfGate,
-  measureAppendRatio,
-  measureLoopRatio,
-  type PerfSampling,
-  perfGateChecks,
-  perfGateSpec,
-  type RatioMeasurement,
-} from './specs/perf-gate.ts';
+export { describePerfGate, perfGateChecks, perfGateSpec } from './specs/perf-gate.ts';
 export type {
   ConformanceTarget,
   RawAppendFloor,
