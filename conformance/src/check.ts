@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ConformanceTarget, StoreCapabilities } from './target.ts';
 
 /** What a check may need beyond the contract. A check is registered only when the target offers all it needs. */
-export type Capability = 'raw' | 'corrupt' | 'floor' | 'durable';
+export type Capability = 'raw' | 'corrupt' | 'floor' | 'durable' | 'roundTrips';
 
 export interface CheckContext {
   store: AgentStore;
@@ -32,6 +32,7 @@ export function offeredCapabilities(target: ConformanceTarget): Set<Capability> 
   if (target.capabilities?.raw) offered.add('raw');
   if (target.capabilities?.corrupt) offered.add('corrupt');
   if (target.capabilities?.floor) offered.add('floor');
+  if (target.capabilities?.roundTrips) offered.add('roundTrips');
   if (target.durable !== false) offered.add('durable');
   return offered;
 }

@@ -36,11 +36,15 @@ interface StoreLog {
   calls: Record<'load' | 'append' | 'acquireLease' | 'renewLease' | 'releaseLease', number>;
   /** Full loads (re-reads after an unknown append outcome pass `afterSeq`). */
   fullLoads: number;
-  /** Per append: message ids and the bytes it carried (messages as measured by core, plus the session state). */
-  appends: { ids: string[]; bytes: number }[];
+  /**
+   * Per append: message ids, the bytes it carried (messages as measured by core, plus the
+   * session state) and, when the target counts them, its round trips (the loop never overlaps
+   * two store calls, so the difference around one append is that append's).
+   */
+  appends: { ids: string[]; bytes: number; roundTrips: number | null }[];
 }
 
-function countedStore(store: AgentStore): { store: AgentStore; log: StoreLog } {
+function countedStore(store: AgentStore, roundTrips?: () => number): { store: AgentStore; log: StoreLog } {
   const log: StoreLog = {
     calls: { load: 0, append: 0, acquireLease: 0, renewLease: 0, releaseLease: 0 },
     fullLoads: 0,
@@ -59,8 +63,12 @@ function countedStore(store: AgentStore): { store: AgentStore; log: StoreLog } {
       const bytes =
         input.messages.reduce((sum, m: NewMessage) => sum + messageByteLength(m), 0) +
         JSON.stringify(input.session?.state ?? null).length;
-      log.appends.push({ ids: input.messages.map((m) => m.id), bytes });
-      return store.append(id, input);
+      const entry = { ids: input.messages.map((m) => m.id), bytes, roundTrips: null as number | null };
+      log.appends.push(entry);
+      const before = roundTrips?.() ?? 0;
+      return store.append(id, input).finally(() => {
+        if (roundTrips) entry.roundTrips = roundTrips() - before;
+      });
     },
     acquireLease: (id, input) => {
       log.calls.acquireLease += 1;
@@ -91,8 +99,12 @@ const agent = defineAgent({
 });
 
 /** A `steps`-step run on `sessionId`, after `priorAnswers` answered turns already stored there. */
-async function countedRun(store: AgentStore, sessionId: string, priorAnswers = 0): Promise<StoreLog> {
-  const counted = countedStore(store);
+async function countedRun(
+  store: AgentStore,
+  sessionId: string,
+  { priorAnswers = 0, roundTrips }: { priorAnswers?: number; roundTrips?: () => number } = {},
+): Promise<StoreLog> {
+  const counted = countedStore(store, roundTrips);
   const script = [
     ...Array.from({ length: priorAnswers }, () => ({})),
     ...Array.from({ length: STEPS }, (_, n) => ({
@@ -155,7 +167,7 @@ export const perfGateChecks: ConformanceCheck[] = [
       const fresh = await countedRun(store, freshId('perf-fresh'));
       const longId = freshId('perf-long');
       const answered = await seedHistory(store, longId, LONG_HISTORY);
-      const long = await countedRun(store, longId, answered);
+      const long = await countedRun(store, longId, { priorAnswers: answered });
       assertEqual(long.calls, fresh.calls, 'store calls: long session vs fresh one');
       assertEqual(long.fullLoads, 1, 'full loads of the run on the long session');
       // Same ids lengths, same contents, same usage digits: the bytes match exactly.
@@ -168,6 +180,34 @@ export const perfGateChecks: ConformanceCheck[] = [
       assert(
         perStep.every((bytes) => bytes < 4096),
         `a step's append carries only the step's messages; saw ${Math.max(...perStep)} bytes`,
+      );
+    },
+  },
+  {
+    name: 'perf gate: every append of a run() takes no more round trips than the floor takes for the same write',
+    requires: ['durable', 'floor', 'roundTrips'],
+    timeoutMs: 60_000,
+    async run({ store, capabilities }) {
+      const roundTrips = capabilities.roundTrips!;
+      const floor = capabilities.floor!;
+      const floorId = freshId('perf-rt-floor');
+      let head = await appendInChunks(store, floorId, someMessages(1), { init: sessionInit() });
+      const floorTrips: number[] = [];
+      // The first calls on a connection may prepare statements or load scripts: counted apart.
+      for (let i = 0; i < 4; i++) {
+        const rows = [{ ...someMessages(1)[0]!, seq: head + 1 }];
+        const before = roundTrips();
+        await floor.append(floorId, head, rows);
+        floorTrips.push(roundTrips() - before);
+        head += 1;
+      }
+      const floorPerAppend = Math.max(...floorTrips.slice(2));
+      await countedRun(store, freshId('perf-rt-warm'));
+      const log = await countedRun(store, freshId('perf-rt'), { roundTrips });
+      const perAppend = log.appends.map((a) => a.roundTrips ?? 0);
+      assert(
+        perAppend.every((trips) => trips <= floorPerAppend),
+        `run()'s appends took ${perAppend.join(', ')} round trips; the floor takes ${floorPerAppend} per append`,
       );
     },
   },

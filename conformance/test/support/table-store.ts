@@ -92,7 +92,9 @@ export function tableStore(
   const sessions = new Map<string, SessionRow>();
   const messages = new Map<string, Map<number, string>>();
   const key = (id: string) => (flaws.sanitizesIds ? id.toLowerCase().replace(/[^a-z0-9-]/g, '_') : id);
+  let roundTrips = 0;
   const roundTrip = async () => {
+    roundTrips += 1;
     await new Promise((resolve) => setImmediate(resolve));
     if (options.roundTripUs) spin(options.roundTripUs);
   };
@@ -315,6 +317,7 @@ export function tableStore(
   };
 
   const capabilities: Required<StoreCapabilities> = {
+    roundTrips: () => roundTrips,
     raw: {
       async session(sessionId) {
         const row = sessions.get(key(sessionId));

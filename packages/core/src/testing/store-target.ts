@@ -50,6 +50,12 @@ export interface StoreCapabilities {
   /** Overwrites the stored message at `seq` with bytes the store cannot decode. */
   corrupt?: (sessionId: string, seq: number) => Promise<void>;
   floor?: RawAppendFloor;
+  /**
+   * Round trips to the backend so far, counted at the driver, by every store this target created
+   * and by its floor. The perf gate takes differences around single calls, so it can hold a store
+   * to the floor's count per append without timing anything.
+   */
+  roundTrips?: () => number;
 }
 
 export interface ConformanceTarget {
