@@ -53,7 +53,7 @@ describe('agentstore-conformance CLI', () => {
     expect(output).not.toMatch(/failed/);
     // Registered only because the example declares raw, corrupt and floor.
     expect(output).toContain('the raw reader sees exactly what load returns');
-    expect(output).toMatch(/\[agentstore perf\] node:sqlite custom store: append 3×300 B p50/);
+    expect(output).toMatch(/\[agentstore perf\] node:sqlite custom store: 2 commits per tool step/);
     expect(code).toBe(0);
   });
 

@@ -138,9 +138,14 @@ export const perfGateChecks: ConformanceCheck[] = [
     requires: ['durable'],
     timeoutMs: 60_000,
     async run(ctx) {
-      const { store } = ctx;
+      const { store, target } = ctx;
       const sessionId = freshId('perf-counts');
       const log = await countedRun(store, sessionId);
+      const bytes = log.appends.map((a) => a.bytes);
+      console.log(
+        `[agentstore perf] ${target.name}: ${(log.calls.append - 1) / STEPS} commits per tool step (${log.calls.append} appends with the answer, ` +
+          `${log.calls.load} load, ${log.calls.acquireLease} lease grant for ${STEPS} steps); ${Math.min(...bytes)}–${Math.max(...bytes)} B per append`,
+      );
       // 2 appends per tool step, 1 for the final answer, which also releases the lease.
       assertEqual(
         log.calls,
