@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  type AgentDefinition,
   type AgentStore,
   defineAgent,
   isAgentStoreError,
@@ -15,7 +16,7 @@ import {
   SimulatedCrashError,
 } from '../src/testing/index.ts';
 import { resumeUntilComplete, sideEffectLedger } from './fixtures.ts';
-import { drainEventLoop, gatedStore, loggedLlm } from './pipeline-fixtures.ts';
+import { drainEventLoop, gatedStore, loggedLlm, type ModelHook } from './pipeline-fixtures.ts';
 
 // One commit on a step's critical path: write #2 (the results) is in flight while the next model
 // request is sent; the next append waits for it. Every ordering here is forced by gates, never timed.
@@ -60,81 +61,77 @@ const expectContiguous = async (store: AgentStore, sessionId: string) => {
   return loaded;
 };
 
+/**
+ * Starts a two-step run whose `n`-th append waits on a gate, and returns once the run has reached
+ * the gate and done everything it could meanwhile. (Append 1 is write #1 of step 1, append 2 its
+ * results, append 3 write #1 of step 2, append 4 its results, append 5 the final answer.)
+ */
+async function heldRun(
+  n: number,
+  options: { hook?: ModelHook; agent?: AgentDefinition; signal?: AbortSignal } = {},
+) {
+  const inner = durableMemoryStore();
+  const gated = gatedStore(inner);
+  const gate = gated.hold(n);
+  const model = loggedLlm(twoSteps, gated.log, options.hook);
+  let settled = false;
+  const running = run(options.agent ?? stepAgent(), {
+    store: gated.store,
+    sessionId: 's',
+    message: 'go',
+    llm: model.llm,
+    leaseTtlMs: TTL,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  running
+    .catch(() => undefined)
+    .finally(() => {
+      settled = true;
+    });
+  await gate.reached;
+  await drainEventLoop();
+  return { inner, log: gated.log, gate, running, requests: model.requests, settled: () => settled };
+}
+
+const resumeOn = (store: AgentStore, agent = stepAgent()) =>
+  resumeUntilComplete(agent, { store, sessionId: 's', llm: loggedLlm(twoSteps, []).llm, leaseTtlMs: 50 });
+
+const conflict = () => new SeqConflictError({ sessionId: 's', expectedSeq: 2, actualSeq: 3 });
+
 describe('write #2 overlaps the next model call', () => {
   it('sends the next model request while write #2 is held, and starts write #1 only after it lands', async () => {
-    const inner = durableMemoryStore();
-    const gated = gatedStore(inner);
-    const writeTwo = gated.hold(2); // append 1 = write #1 of step 1, append 2 = its results
-    const { llm, requests } = loggedLlm(twoSteps, gated.log);
-    const running = run(stepAgent(), {
-      store: gated.store,
-      sessionId: 's',
-      message: 'go',
-      llm,
-      leaseTtlMs: TTL,
-    });
-    await writeTwo.reached;
-    await drainEventLoop();
+    const { inner, log, gate, running, requests } = await heldRun(2);
     // The second request went out with write #2 still held, carrying the result it will store.
-    expect(gated.log).toContain('model 2 sent');
-    expect(gated.log).toContain('model 2 answered');
-    expect(gated.log).not.toContain('append 3 start');
+    expect(log).toContain('model 2 sent');
+    expect(log).toContain('model 2 answered');
+    expect(log).not.toContain('append 3 start');
     expect(requests[1]!.find((m) => m.toolCallId === 'c1')?.content).toBe('{"sent":1}');
-    writeTwo.open();
+    gate.open();
     const result = await running;
     expect(result.status).toBe('complete');
-    const log = gated.log;
     expect(log.indexOf('model 2 sent')).toBeLessThan(log.indexOf('append 2 landed'));
     expect(log.indexOf('append 2 landed')).toBeLessThan(log.indexOf('append 3 start'));
     const loaded = await expectContiguous(inner, 's');
     expect(result.messages).toEqual(loaded.messages);
-    expect(loaded.messages.map((m) => m.role)).toEqual([
-      'user',
-      'assistant',
-      'tool',
-      'assistant',
-      'tool',
-      'assistant',
-    ]);
+    expect(loaded.messages.map((m) => m.role).join()).toBe('user,assistant,tool,assistant,tool,assistant');
   });
 
   it('commits the final answer, and returns, only after the last write #2 has landed', async () => {
-    const inner = durableMemoryStore();
-    const gated = gatedStore(inner);
-    const writeTwo = gated.hold(4); // results of step 2, then the final answer
-    const { llm } = loggedLlm(twoSteps, gated.log);
-    let settled = false;
-    const running = run(stepAgent(), {
-      store: gated.store,
-      sessionId: 's',
-      message: 'go',
-      llm,
-      leaseTtlMs: TTL,
-    }).finally(() => {
-      settled = true;
-    });
-    await writeTwo.reached;
-    await drainEventLoop();
-    expect(gated.log).toContain('model 3 answered');
-    expect(gated.log).not.toContain('append 5 start');
-    expect(settled).toBe(false);
-    writeTwo.open();
+    const { inner, log, gate, running, settled } = await heldRun(4);
+    expect(log).toContain('model 3 answered');
+    expect(log).not.toContain('append 5 start');
+    expect(settled()).toBe(false);
+    gate.open();
     expect((await running).status).toBe('complete');
-    expect(gated.log.slice(-3)).toEqual(['append 4 landed', 'append 5 start', 'append 5 landed']);
+    expect(log.slice(-3)).toEqual(['append 4 landed', 'append 5 start', 'append 5 landed']);
     await expectContiguous(inner, 's');
   });
 
   it("returns max-iterations only after the last step's results are stored", async () => {
-    const inner = durableMemoryStore();
-    const gated = gatedStore(inner);
-    const { llm } = loggedLlm(twoSteps, gated.log);
-    const result = await run(stepAgent(sideEffectLedger(), 1), {
-      store: gated.store,
-      sessionId: 's',
-      message: 'go',
-      llm,
-      leaseTtlMs: TTL,
-    });
+    const { inner, gate, running, settled } = await heldRun(2, { agent: stepAgent(sideEffectLedger(), 1) });
+    expect(settled()).toBe(false);
+    gate.open();
+    const result = await running;
     expect(result.status).toBe('max-iterations');
     const loaded = await expectContiguous(inner, 's');
     expect(loaded.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1' });
@@ -142,26 +139,21 @@ describe('write #2 overlaps the next model call', () => {
   });
 
   it('a failing write #2 aborts the in-flight model request; the run fails with the write error and resumes correctly', async () => {
-    const inner = durableMemoryStore();
-    const gated = gatedStore(inner);
     const ledger = sideEffectLedger();
     const agent = stepAgent(ledger);
-    const writeTwo = gated.hold(2);
-    const lost = new SeqConflictError({ sessionId: 's', expectedSeq: 2, actualSeq: 3 });
     let abortReason: unknown = null;
     // A model that ignores its signal and never answers: the run must not wait for it.
-    const { llm } = loggedLlm(twoSteps, gated.log, (call, { signal }) => {
+    const hook: ModelHook = (call, { signal }) => {
       if (call !== 2) return;
       signal.addEventListener('abort', () => {
         abortReason = signal.reason;
       });
       return new Promise<void>(() => {});
-    });
-    const running = run(agent, { store: gated.store, sessionId: 's', message: 'go', llm, leaseTtlMs: TTL });
-    await writeTwo.reached;
-    await drainEventLoop();
-    expect(gated.log.at(-1)).toBe('model 2 sent');
-    writeTwo.fail(lost);
+    };
+    const { inner, log, gate, running } = await heldRun(2, { hook, agent });
+    expect(log.at(-1)).toBe('model 2 sent');
+    const lost = conflict();
+    gate.fail(lost);
     const error = await running.catch((e: unknown) => e);
     expect(isAgentStoreError(error, 'SEQ_CONFLICT')).toBe(true);
     expect(error).toBe(lost);
@@ -169,12 +161,7 @@ describe('write #2 overlaps the next model call', () => {
     expect(ledger.calls).toHaveLength(1);
 
     // The result never landed: c1 is an orphan, and `send` is not safe to retry.
-    const resumed = await resumeUntilComplete(agent, {
-      store: inner,
-      sessionId: 's',
-      llm: loggedLlm(twoSteps, []).llm,
-      leaseTtlMs: TTL,
-    });
+    const resumed = await resumeOn(inner, agent);
     expect(resumed.status).toBe('complete');
     expect(ledger.count('c1')).toBe(1);
     expect(ledger.count('c2')).toBe(1);
@@ -183,53 +170,27 @@ describe('write #2 overlaps the next model call', () => {
   });
 
   it('when the model and write #2 both fail, throws the write error with the model error attached', async () => {
-    const inner = durableMemoryStore();
-    const gated = gatedStore(inner);
-    const writeTwo = gated.hold(2);
     const modelDown = new Error('model down');
-    const { llm } = loggedLlm(twoSteps, gated.log, (call) => {
-      if (call === 2) throw modelDown;
+    const { gate, running } = await heldRun(2, {
+      hook: (call) => {
+        if (call === 2) throw modelDown;
+      },
     });
-    const running = run(stepAgent(), {
-      store: gated.store,
-      sessionId: 's',
-      message: 'go',
-      llm,
-      leaseTtlMs: TTL,
-    });
-    await writeTwo.reached;
-    await drainEventLoop();
-    const lost = new SeqConflictError({ sessionId: 's', expectedSeq: 2, actualSeq: 3 });
-    writeTwo.fail(lost);
+    const lost = conflict();
+    gate.fail(lost);
     const error = await running.catch((e: unknown) => e);
     expect(error).toBe(lost);
     expect((error as { concurrentError?: unknown }).concurrentError).toBe(modelDown);
   });
 
   it('a failed model call surfaces only after write #2 has landed, and the step is stored', async () => {
-    const inner = durableMemoryStore();
-    const gated = gatedStore(inner);
-    const writeTwo = gated.hold(2);
-    const { llm } = loggedLlm(twoSteps, gated.log, (call) => {
-      if (call === 2) throw new Error('model down');
+    const { inner, gate, running, settled } = await heldRun(2, {
+      hook: (call) => {
+        if (call === 2) throw new Error('model down');
+      },
     });
-    let settled = false;
-    const running = run(stepAgent(), {
-      store: gated.store,
-      sessionId: 's',
-      message: 'go',
-      llm,
-      leaseTtlMs: TTL,
-    });
-    running
-      .catch(() => undefined)
-      .finally(() => {
-        settled = true;
-      });
-    await writeTwo.reached;
-    await drainEventLoop();
-    expect(settled).toBe(false);
-    writeTwo.open();
+    expect(settled()).toBe(false);
+    gate.open();
     await expect(running).rejects.toThrow('model down');
     const loaded = await expectContiguous(inner, 's');
     expect(loaded.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', content: '{"sent":1}' });
@@ -243,24 +204,15 @@ describe('write #2 overlaps the next model call', () => {
   });
 
   it('a caller abort during the overlapped model call still commits the finished results', async () => {
-    const inner = durableMemoryStore();
-    const gated = gatedStore(inner);
-    const writeTwo = gated.hold(2);
     const controller = new AbortController();
-    const { llm } = loggedLlm(twoSteps, gated.log, (call) => {
-      if (call === 2) controller.abort(new Error('caller gave up'));
-    });
-    const running = run(stepAgent(), {
-      store: gated.store,
-      sessionId: 's',
-      message: 'go',
-      llm,
+    const { inner, gate, running, settled } = await heldRun(2, {
       signal: controller.signal,
-      leaseTtlMs: TTL,
+      hook: (call) => {
+        if (call === 2) controller.abort(new Error('caller gave up'));
+      },
     });
-    await writeTwo.reached;
-    await drainEventLoop();
-    writeTwo.open();
+    expect(settled()).toBe(false);
+    gate.open();
     await expect(running).rejects.toThrow('caller gave up');
     const loaded = await expectContiguous(inner, 's');
     expect(loaded.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1' });
@@ -272,21 +224,19 @@ describe('crashes around the overlap', () => {
     const inner = durableMemoryStore();
     const ledger = sideEffectLedger();
     const agent = stepAgent(ledger);
-    const gated = gatedStore(faultyStore(inner, { op: 'append', call: 3, when: 'before', effect: 'crash' }));
+    // Dead from the crash on: not even the lease release gets through.
+    const gated = gatedStore(
+      faultyStore(inner, { op: 'releaseLease', call: 1, when: 'before', effect: 'crash' }),
+    );
     const { llm } = loggedLlm(twoSteps, gated.log, (call) => {
       // The process dies while the model is thinking (the crash reaches the run from the model side).
       if (call === 2) throw new SimulatedCrashError('during model call 2');
     });
     await expect(
-      run(agent, { store: gated.store, sessionId: 's', message: 'go', llm, leaseTtlMs: TTL }),
+      run(agent, { store: gated.store, sessionId: 's', message: 'go', llm, leaseTtlMs: 50 }),
     ).rejects.toSatisfy(isSimulatedCrash);
     expect(gated.log).toContain('append 2 landed');
-    const resumed = await resumeUntilComplete(agent, {
-      store: inner,
-      sessionId: 's',
-      llm: loggedLlm(twoSteps, []).llm,
-      leaseTtlMs: 50,
-    });
+    const resumed = await resumeOn(inner, agent);
     expect(resumed.status).toBe('complete');
     expect(ledger.calls.map((c) => c.toolCallId)).toEqual(['c1', 'c2']);
     const loaded = await expectContiguous(inner, 's');
@@ -306,12 +256,7 @@ describe('crashes around the overlap', () => {
       ).rejects.toSatisfy(isSimulatedCrash);
       expect(log).toContain('model 2 sent');
       expect(signals[1]!.aborted).toBe(true);
-      const resumed = await resumeUntilComplete(agent, {
-        store: inner,
-        sessionId: 's',
-        llm: loggedLlm(twoSteps, []).llm,
-        leaseTtlMs: 50,
-      });
+      const resumed = await resumeOn(inner, agent);
       expect(resumed.status).toBe('complete');
       expect(ledger.count('c1')).toBe(1);
       expect(ledger.count('c2')).toBe(1);
