@@ -7,6 +7,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { BACKEND_NAMES, type BackendName, isBackendName, openBackend } from '../backends/registry.ts';
 import { describeMachine, machineInfo } from '../bench/machine.ts';
+import { median } from '../bench/stats.ts';
 import {
   DEFAULT_MAX_FLOOR_RATIO,
   measureAppendRatio,
@@ -15,12 +16,6 @@ import {
 } from '../perf/ratios.ts';
 
 const USAGE = `pnpm perf [--store ${BACKEND_NAMES.join(',')}] [--rounds N] [--samples N] [--model-latency-ms N]`;
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const us = (ms: number) => `${Math.round(ms * 1000)} µs`;
 
@@ -81,18 +76,16 @@ async function main(argv: string[]): Promise<number> {
         const step: number[] = [];
         const details = { append: [] as string[], loop: [] as string[], step: [] as string[] };
         for (let round = 0; round < rounds; round++) {
-          const a = await measureAppendRatio(store, floor, { samples, budgetMs: 120_000 });
+          const a = await measureAppendRatio(store, floor, { samples });
           append.push(a.ratio);
           details.append.push(`${us(a.storeMs)}/${us(a.floorMs)}`);
           const l = await measureLoopRatio(store, floor, {
             samples: Math.ceil(samples / 4),
-            budgetMs: 120_000,
           });
           loop.push(l.ratio);
           details.loop.push(`${us(l.storeMs)}/${us(l.floorMs)}`);
           const s = await measureStepOverhead(store, floor, {
             samples: Math.ceil(samples / 4),
-            budgetMs: 120_000,
             modelLatencyMs,
           });
           step.push(s.ratio);

@@ -9,6 +9,8 @@ import {
   tool,
 } from '@agentstore/core';
 import { type ScriptStep, scriptedLlm } from '@agentstore/core/testing';
+import { sampleInterleaved } from '../bench/sampler.ts';
+import { median } from '../bench/stats.ts';
 import { freshId, message, messageOfBytes, sessionInit } from '../fixtures.ts';
 import type { RawAppendFloor } from '../target.ts';
 
@@ -25,48 +27,11 @@ export interface RatioMeasurement {
   loopCpuMs?: number;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
-async function timed(operation: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await operation();
-  return performance.now() - start;
-}
-
-/** Fewest measured pairs a gate decides on, however slow the backend. */
-const MIN_SAMPLES = 7;
-
 export interface PerfSampling {
+  /** Rounds run first and thrown away (connections, prepared statements, JIT). */
   warmup: number;
+  /** Rounds kept: each times every side once, in rotating order. */
   samples: number;
-  /** Stop early (after MIN_SAMPLES) once measuring has taken this long, so slow backends stay within the test timeout. */
-  budgetMs: number;
-}
-
-/**
- * Runs every side once per round, in an order that rotates each round (so no side always goes
- * first or last), drops the warm-up rounds and returns each side's times.
- */
-async function sampleInterleaved(
-  { warmup, samples, budgetMs }: PerfSampling,
-  sides: readonly (() => Promise<unknown>)[],
-): Promise<number[][]> {
-  const times: number[][] = sides.map(() => []);
-  const started = performance.now();
-  for (let round = 0; times[0]!.length < samples; round++) {
-    const measured = new Array<number>(sides.length);
-    for (let k = 0; k < sides.length; k++) {
-      const side = (round + k) % sides.length;
-      measured[side] = await timed(sides[side]!);
-    }
-    if (round >= warmup) for (const [side, time] of measured.entries()) times[side]!.push(time);
-    if (times[0]!.length >= MIN_SAMPLES && performance.now() - started > budgetMs) break;
-  }
-  return times;
 }
 
 /** Runs both sides alternately (who goes first alternates too), drops the warm-up, compares p50s. */
@@ -75,7 +40,7 @@ async function compare(
   storeSide: () => Promise<unknown>,
   floorSide: () => Promise<unknown>,
 ): Promise<RatioMeasurement> {
-  const [storeTimes, floorTimes] = await sampleInterleaved(sampling, [storeSide, floorSide]);
+  const [storeTimes, floorTimes] = await sampleInterleaved([() => storeSide, () => floorSide], sampling);
   const storeMs = median(storeTimes!);
   const floorMs = median(floorTimes!);
   return { storeMs, floorMs, ratio: storeMs / floorMs, samples: storeTimes!.length };
@@ -106,7 +71,7 @@ export async function measureAppendRatio(
   const viaFloor = await floorSession(store, 'perf-floor');
   const batch = () => [messageOfBytes(300), messageOfBytes(300), messageOfBytes(300)];
   return compare(
-    { warmup: 20, samples: 120, budgetMs: 20_000, ...options },
+    { warmup: 20, samples: 120, ...options },
     async () => {
       viaStore.head = (
         await store.append(viaStore.id, { expectedSeq: viaStore.head, messages: batch(), lease: null })
@@ -166,41 +131,41 @@ export async function measureLoopRatio(
   const agent = perfAgent();
   const viaFloor = await floorSession(store, 'perf-loop-floor');
   // The same run without a store costs the loop's own CPU (scripted model, schema checks, ids):
-  // not the store's doing, and on a µs-fast backend it would dominate the ratio.
-  const statelessTimes: number[] = [];
-  for (let i = 0; i < 25; i++) {
-    const t = await timed(() => run(agent, { message: 'go', llm: scriptedLlm(steps) }));
-    if (i >= 5) statelessTimes.push(t);
-  }
-  const loopCpuMs = median(statelessTimes);
-  const measured = await compare(
-    { warmup: 3, samples: 15, budgetMs: 30_000, ...options },
-    async () => {
-      const result = await run(agent, {
-        store,
-        sessionId: freshId('perf-loop'),
-        message: 'go',
-        llm: scriptedLlm(steps),
-      });
-      if (result.status !== 'complete') throw new Error(`the perf loop ended with status ${result.status}`);
-    },
-    async () => {
-      for (let n = 0; n < STEPS; n++) {
-        const call = { id: `call_${n}`, name: 'work', input: { n } };
-        const writes: NewMessage[][] = [
-          [message({ role: 'assistant', content: `step ${n}`, toolCalls: [call] })],
-          [message({ role: 'tool', content: '{"ok":true}', toolCallId: call.id, toolName: 'work' })],
-        ];
-        for (const write of writes) {
-          const rows = withSeqs(write, viaFloor.head);
-          await floor.append(viaFloor.id, viaFloor.head, rows);
-          viaFloor.head += rows.length;
+  // not the store's doing, and on a µs-fast backend it would dominate the ratio. It is a third
+  // side of the same interleaving, so machine load hits it alike.
+  const [durable, floorTimes, stateless] = await sampleInterleaved(
+    [
+      async () => {
+        const result = await run(agent, {
+          store,
+          sessionId: freshId('perf-loop'),
+          message: 'go',
+          llm: scriptedLlm(steps),
+        });
+        if (result.status !== 'complete') throw new Error(`the perf loop ended with status ${result.status}`);
+      },
+      async () => {
+        for (let n = 0; n < STEPS; n++) {
+          const call = { id: `call_${n}`, name: 'work', input: { n } };
+          const writes: NewMessage[][] = [
+            [message({ role: 'assistant', content: `step ${n}`, toolCalls: [call] })],
+            [message({ role: 'tool', content: '{"ok":true}', toolCallId: call.id, toolName: 'work' })],
+          ];
+          for (const write of writes) {
+            const rows = withSeqs(write, viaFloor.head);
+            await floor.append(viaFloor.id, viaFloor.head, rows);
+            viaFloor.head += rows.length;
+          }
         }
-      }
-    },
+      },
+      () => run(agent, { message: 'go', llm: scriptedLlm(steps) }),
+    ].map((side) => () => side),
+    { warmup: 3, samples: 15, ...options },
   );
-  const storeMs = Math.max(measured.storeMs - loopCpuMs, 0);
-  return { ...measured, storeMs, ratio: storeMs / measured.floorMs, loopCpuMs };
+  const loopCpuMs = median(stateless!);
+  const floorMs = median(floorTimes!);
+  const storeMs = Math.max(median(durable!) - loopCpuMs, 0);
+  return { storeMs, floorMs, ratio: storeMs / floorMs, samples: durable!.length, loopCpuMs };
 }
 
 export interface StepOverheadMeasurement {
@@ -252,7 +217,6 @@ export async function measureStepOverhead(
   const viaFloor = await floorSession(store, 'perf-step-floor');
   let n = 0;
   const [durable, stateless, floorAppend] = await sampleInterleaved(
-    { warmup: 2, samples: 15, budgetMs: 60_000, ...sampling },
     [
       async () => {
         const result = await run(agent, {
@@ -273,7 +237,8 @@ export async function measureStepOverhead(
         await floor.append(viaFloor.id, viaFloor.head, rows);
         viaFloor.head += rows.length;
       },
-    ],
+    ].map((side) => () => side),
+    { warmup: 2, samples: 15, ...sampling },
   );
   const overheadPerStepMs = Math.max(median(durable!) - median(stateless!), 0) / STEPS;
   const floorAppendMs = median(floorAppend!);
