@@ -361,6 +361,9 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
 /**
  * Runs an agent. With a durable store and a `sessionId`, every step is committed before and
  * after its tools run, under a single-writer lease, and a crashed run resumes where it stopped.
+ * The next model request is sent while a step's results are still being committed; nothing else
+ * is written, and the run does not return, before they have landed. When that commit fails, the
+ * run throws its error, with a model error raised at the same moment as `concurrentError`.
  */
 export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
   const { store, sessionId } = options;
