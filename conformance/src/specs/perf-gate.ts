@@ -192,7 +192,7 @@ export const perfGateChecks: ConformanceCheck[] = [
     name: 'perf gate: every append of a run() takes no more round trips than the floor takes for the same write',
     requires: ['durable', 'floor', 'roundTrips'],
     timeoutMs: 60_000,
-    async run({ store, capabilities }) {
+    async run({ store, capabilities, target }) {
       const roundTrips = capabilities.roundTrips!;
       const floor = capabilities.floor!;
       const floorId = freshId('perf-rt-floor');
@@ -210,6 +210,9 @@ export const perfGateChecks: ConformanceCheck[] = [
       await countedRun(store, freshId('perf-rt-warm'));
       const log = await countedRun(store, freshId('perf-rt'), { roundTrips });
       const perAppend = log.appends.map((a) => a.roundTrips ?? 0);
+      console.log(
+        `[agentstore perf] ${target.name}: ${Math.max(...perAppend)} round trip(s) per run() append at most, the floor ${floorPerAppend}`,
+      );
       assert(
         perAppend.every((trips) => trips <= floorPerAppend),
         `run()'s appends took ${perAppend.join(', ')} round trips; the floor takes ${floorPerAppend} per append`,

@@ -42,7 +42,10 @@ export async function rawItems(
   return items;
 }
 
-export function dynamodbCapabilities(client: DynamoDBClient, tableName: string): Required<StoreCapabilities> {
+export function dynamodbCapabilities(
+  client: DynamoDBClient,
+  tableName: string,
+): Required<Pick<StoreCapabilities, 'raw' | 'corrupt' | 'floor'>> {
   return {
     raw: {
       async session(sessionId): Promise<RawSessionRow | null> {

@@ -21,12 +21,24 @@ export async function postgresTestTarget(options: {
   const preparedStatements = options.preparedStatements ?? true;
   const pool = new pg.Pool({ connectionString: options.connectionString, max: 10 });
   pool.on('error', () => {}); // an idle client dropped by a server restart must not crash the process
+  // Every query of the pool (the stores' and the floor's) is one round trip: the perf gate's counter.
+  let roundTrips = 0;
+  pool.on('connect', (client: pg.PoolClient) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+      roundTrips += 1;
+      return query(...args);
+    };
+  });
   await postgresStore({ pool }, { schema }).migrate();
   return {
     name: options.name ?? (preparedStatements ? 'postgres' : 'postgres (no prepared statements)'),
     reopen: { connectionString: options.connectionString, schema, preparedStatements },
     createStore: () => postgresStore({ pool }, { schema, preparedStatements }),
-    capabilities: postgresCapabilities(() => pool, schema, { preparedStatements }),
+    capabilities: {
+      ...postgresCapabilities(() => pool, schema, { preparedStatements }),
+      roundTrips: () => roundTrips,
+    },
     async describe() {
       const { rows } = await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v");
       return `PostgreSQL ${rows[0]?.v ?? 'unknown'} (pg), schema ${schema}`;
