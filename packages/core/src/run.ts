@@ -266,8 +266,8 @@ async function loop(
         role: 'user',
         content: options.message,
       });
-    } else {
-      await landed();
+    } else if (pending === null) {
+      // (With results just settled, the session cannot be complete: straight to the model.)
       const folded = foldSession(messages);
       if (folded.status === 'complete') return result('complete', folded.response ?? '');
       if (messages.length === 0) {

@@ -268,3 +268,90 @@ describe('crashes around the overlap', () => {
     });
   }
 });
+
+describe('approvals around the overlap', () => {
+  const approvalAgent = (ledger = sideEffectLedger()) =>
+    defineAgent({
+      name: 'pipeline-approvals',
+      instructions: 'Work.',
+      tools: {
+        send: tool({
+          description: 'Needs a human above 100',
+          input: z.object({ n: z.number() }),
+          needsApproval: ({ n }) => n > 100,
+          handler: ({ n }, ctx) => {
+            ledger.calls.push({
+              tool: 'send',
+              toolCallId: ctx.toolCallId,
+              idempotencyKey: ctx.idempotencyKey,
+              attempt: ctx.attempt,
+            });
+            return { sent: n };
+          },
+        }),
+      },
+    });
+  const steps = [
+    {
+      toolCalls: [
+        { id: 'big', name: 'send', input: { n: 500 } },
+        { id: 'small', name: 'send', input: { n: 5 } },
+      ],
+    },
+    { text: 'done' },
+  ];
+
+  it('returns awaiting-approval only after the results of the calls that ran have landed', async () => {
+    const inner = durableMemoryStore();
+    const gated = gatedStore(inner);
+    const gate = gated.hold(2); // write #1 (with the approval request), then the result of `small`
+    let settled = false;
+    const running = run(approvalAgent(), {
+      store: gated.store,
+      sessionId: 's',
+      message: 'go',
+      llm: loggedLlm(steps, gated.log).llm,
+    }).finally(() => {
+      settled = true;
+    });
+    await gate.reached;
+    await drainEventLoop();
+    expect(settled).toBe(false);
+    gate.open();
+    const paused = await running;
+    expect(paused.status).toBe('awaiting-approval');
+    const loaded = await expectContiguous(inner, 's');
+    expect(loaded.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'small' });
+    expect(paused.messages).toEqual(loaded.messages);
+  });
+
+  it('an approved call resumes with its result in flight while the model is already asked for the next step', async () => {
+    const inner = durableMemoryStore();
+    const ledger = sideEffectLedger();
+    await run(approvalAgent(ledger), {
+      store: inner,
+      sessionId: 's',
+      message: 'go',
+      llm: loggedLlm(steps, []).llm,
+    });
+    const gated = gatedStore(inner);
+    const gate = gated.hold(2); // the decision, then the approved call's result
+    const { llm, requests } = loggedLlm(steps, gated.log);
+    const running = run(approvalAgent(ledger), {
+      store: gated.store,
+      sessionId: 's',
+      llm,
+      approvals: { big: { approve: true } },
+    });
+    await gate.reached;
+    await drainEventLoop();
+    expect(gated.log).toContain('model 1 sent');
+    expect(requests[0]!.find((m) => m.toolCallId === 'big')?.content).toBe('{"sent":500}');
+    expect(gated.log).not.toContain('append 3 start');
+    gate.open();
+    expect((await running).status).toBe('complete');
+    expect(gated.log.indexOf('append 2 landed')).toBeLessThan(gated.log.indexOf('append 3 start'));
+    expect(ledger.count('big')).toBe(1);
+    await expectContiguous(inner, 's');
+  });
+});
