@@ -9,7 +9,7 @@ import {
 } from './approvals.ts';
 import { InvalidArgumentError, isAgentStoreError, MemoryStoreNotDurableError } from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
-import type { LlmAdapter, LlmToolSpec, Usage } from './llm.ts';
+import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 import { type ModelView, modelView } from './model-view.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
 import { foldSession } from './session-fold.ts';
@@ -78,12 +78,14 @@ interface Conversation {
 }
 
 /**
- * Write #2 of a step, in flight. `landed` settles once every result has landed (they are then
- * in `messages`), or rejects with the first failed append; it is already marked handled, and
- * whoever drains it awaits it. (Wrapped in an object: an async function would adopt a bare promise.)
+ * Write #2 of a step, in flight. The last result of the step waits until `land()` is called (just
+ * after the next model request was sent, so that even a synchronous driver's commit overlaps the
+ * model's latency); `land()` resolves once every result has landed (they are then in `messages`),
+ * or rejects with the first failed append. Every path out of the loop calls it. (An object: an
+ * async function would adopt a bare promise.)
  */
 interface PendingWrite {
-  landed: Promise<void>;
+  land(): Promise<void>;
 }
 
 const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): NewMessage => ({
@@ -128,11 +130,23 @@ async function settleAndCommit(
   const commitSoon = resultCommitter(conversation.ledger);
   // In commitSoon order, which is the order the results are stored in.
   const commits: Promise<MessageRecord[]>[] = [];
+  let unsettled = calls.length;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const handlers = await Promise.allSettled(
     calls.map(async (call) => {
-      const result = await settleToolCall(conversation.scope, call, resumed);
-      commits.push(commitSoon(result));
+      let result: NewMessage;
+      try {
+        result = await settleToolCall(conversation.scope, call, resumed);
+      } finally {
+        unsettled -= 1;
+      }
       conversation.view.add([result]);
+      // Every result commits as soon as it settles, except the step's last, which waits for the
+      // next model request to be sent (microseconds): then it is never alone on the critical path.
+      commits.push(unsettled === 0 ? released.then(() => commitSoon(result)) : commitSoon(result));
     }),
   );
   const written = Promise.allSettled(commits).then((outcomes) => {
@@ -148,6 +162,7 @@ async function settleAndCommit(
   written.catch(() => undefined);
   const handlerFailed = handlers.find((outcome) => outcome.status === 'rejected');
   if (handlerFailed) {
+    release();
     // Nothing returns before what settled is committed; a failed write is the graver fact.
     const writeError = await written.then(
       () => null,
@@ -155,7 +170,12 @@ async function settleAndCommit(
     );
     throw writeError === null ? handlerFailed.reason : withConcurrentError(writeError, handlerFailed.reason);
   }
-  return { landed: written };
+  return {
+    land() {
+      release();
+      return written;
+    },
+  };
 }
 
 /**
@@ -177,7 +197,7 @@ async function settleOpenCalls(
   }
   if (folded.interruptedCalls.length) {
     // Appends are strictly sequential: the approved results land before the next batch commits.
-    if (pending) await pending.landed;
+    if (pending) await pending.land();
     pending = await settleAndCommit(conversation, folded.interruptedCalls, true);
   }
   return pending;
@@ -215,7 +235,7 @@ async function loop(
   const landed = async () => {
     const write = pending;
     pending = null;
-    if (write) await write.landed;
+    if (write) await write.land();
   };
 
   /**
@@ -228,19 +248,24 @@ async function loop(
     pending = null;
     if (!write) return options.llm.generate({ ...request, signal });
     const writeFailed = new AbortController();
-    const writeOutcome = write.landed.then(
+    // The request goes out first; then the step's last result starts committing.
+    let sent: Promise<LlmResponse>;
+    try {
+      sent = options.llm.generate({ ...request, signal: AbortSignal.any([signal, writeFailed.signal]) });
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    const writeOutcome = write.land().then(
       () => ({ failed: false as const }),
       (error: unknown) => {
         writeFailed.abort(error);
         return { failed: true as const, error };
       },
     );
-    const answer = options.llm
-      .generate({ ...request, signal: AbortSignal.any([signal, writeFailed.signal]) })
-      .then(
-        (response) => ({ failed: false as const, response }),
-        (error: unknown) => ({ failed: true as const, error }),
-      );
+    const answer = Promise.resolve(sent).then(
+      (response) => ({ failed: false as const, response }),
+      (error: unknown) => ({ failed: true as const, error }),
+    );
     const writeFirst = await Promise.race([answer.then(() => false), writeOutcome.then((w) => w.failed)]);
     const written = await writeOutcome;
     // The write failed before the model answered: the request is aborted, its answer moot.
@@ -319,7 +344,7 @@ async function loop(
     const write = pending;
     pending = null;
     if (!write) throw error;
-    const writeError = await write.landed.then(
+    const writeError = await write.land().then(
       () => null,
       (failure: unknown) => failure,
     );
