@@ -13,8 +13,8 @@ const names = (target: ConformanceTarget) => applicableChecks(target, all).map((
 
 describe('checks are chosen by declared capabilities, never by name', () => {
   it('a durable target with every capability gets every check', () => {
-    const { store, capabilities } = tableStore();
-    const target = { name: 'full', createStore: () => store, capabilities };
+    const { store, capabilities, roundTrips } = tableStore();
+    const target = { name: 'full', createStore: () => store, capabilities, roundTrips };
     expect([...offeredCapabilities(target)].sort()).toEqual([
       'corrupt',
       'durable',

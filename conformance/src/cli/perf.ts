@@ -2,10 +2,10 @@
 // The explicit perf job: time ratios to the hand-written floor, judged on many interleaved
 // samples in repeated rounds (CI's perf gate only counts; see specs/perf-gate.ts). Exits 1 when a
 // ratio's median over the rounds is beyond the target's `maxFloorRatio` (default 3).
-// Run: pnpm perf [--store sqlite,postgres] [--rounds 5] [--samples 60] [--model-latency-ms 2]
+// Run: pnpm perf [--target <modules>] [--rounds 5] [--samples 60] [--model-latency-ms 2]
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BACKEND_NAMES, type BackendName, isBackendName, openBackend } from '../backends/registry.ts';
 import { describeMachine, machineInfo } from '../bench/machine.ts';
 import { median } from '../bench/stats.ts';
 import {
@@ -14,8 +14,13 @@ import {
   measureLoopRatio,
   measureStepOverhead,
 } from '../perf/ratios.ts';
+import { openToolTarget } from '../target-module.ts';
 
-const USAGE = `pnpm perf [--store ${BACKEND_NAMES.join(',')}] [--rounds N] [--samples N] [--model-latency-ms N]`;
+/** Run from the repository root: the built-in targets start and stop throwaway servers. */
+const DEFAULT_TARGETS = ['packages/sqlite/src/testing/index.ts', 'packages/postgres/src/testing/index.ts'];
+
+const USAGE = `pnpm perf [--target <module>,…] [--rounds N] [--samples N] [--model-latency-ms N]
+  --target  target modules (default: ${DEFAULT_TARGETS.join(',')}), e.g. an adapter's ./testing entry`;
 
 const us = (ms: number) => `${Math.round(ms * 1000)} µs`;
 
@@ -32,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv.filter((arg) => arg !== '--'),
     options: {
-      store: { type: 'string', default: 'sqlite,postgres' },
+      target: { type: 'string', default: DEFAULT_TARGETS.join(',') },
       rounds: { type: 'string', default: '5' },
       samples: { type: 'string', default: '60' },
       'model-latency-ms': { type: 'string', default: '2' },
@@ -43,12 +48,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const names = values.store.split(',').filter(Boolean);
-  const unknown = names.filter((name) => !isBackendName(name));
-  if (unknown.length) {
-    console.error(`agentstore perf: unknown store ${unknown.join(', ')}\n${USAGE}`);
-    return 2;
-  }
+  const modules = values.target
+    .split(',')
+    .filter(Boolean)
+    .map((path) => resolve(process.cwd(), path));
   const rounds = Number(values.rounds);
   const samples = Number(values.samples);
   const modelLatencyMs = Number(values['model-latency-ms']);
@@ -58,10 +61,9 @@ async function main(argv: string[]): Promise<number> {
   );
 
   const verdicts: Verdict[] = [];
-  for (const name of names as BackendName[]) {
-    const backend = await openBackend(name);
+  for (const module of modules) {
+    const target = await openToolTarget(module);
     try {
-      const { target } = backend;
       const floor = target.capabilities?.floor;
       if (!floor) {
         console.log(`${target.name}: no floor; nothing to compare`);
@@ -121,7 +123,7 @@ async function main(argv: string[]): Promise<number> {
         await (target.destroyStore ? target.destroyStore(store) : store.close());
       }
     } finally {
-      await backend.close();
+      await target.close();
     }
   }
 

@@ -3,8 +3,11 @@ import {
   appendLeaseMatches,
   CorruptRecordError,
   canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
+  isLeaseLive,
   type Lease,
   LeaseLostError,
   type MessageRecord,
@@ -18,6 +21,7 @@ import {
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -49,6 +53,10 @@ export interface Flaws {
   sanitizesIds?: boolean;
   /** Makes five round trips per append where one would do. */
   chatty?: boolean;
+  /** Retention that deletes idle sessions even while they hold a live lease. */
+  retentionIgnoresLease?: boolean;
+  /** Retention that deletes a session's messages but leaves its row (a half-deleted session). */
+  retentionLeavesSession?: boolean;
 }
 
 interface SessionRow {
@@ -86,15 +94,17 @@ export function tableStore(
 ): {
   store: AgentStore;
   capabilities: Required<StoreCapabilities>;
+  /** Round trips so far by the store or by the floor (as `OpenTestTarget.roundTrips` counts them). */
+  roundTrips(subject: object): number;
 } {
   const flaws = options.flaws ?? {};
   const limits: StoreLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const sessions = new Map<string, SessionRow>();
   const messages = new Map<string, Map<number, string>>();
   const key = (id: string) => (flaws.sanitizesIds ? id.toLowerCase().replace(/[^a-z0-9-]/g, '_') : id);
-  let roundTrips = 0;
-  const roundTrip = async () => {
-    roundTrips += 1;
+  const trips = { store: 0, floor: 0 };
+  const roundTrip = async (by: keyof typeof trips = 'store') => {
+    trips[by] += 1;
     await new Promise((resolve) => setImmediate(resolve));
     if (options.roundTripUs) spin(options.roundTripUs);
   };
@@ -313,11 +323,39 @@ export function tableStore(
       return { deleted: sessions.delete(key(sessionId)) };
     },
 
+    async deleteIdleSessions(input) {
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      await roundTrip();
+      const after = cursor === null ? null : decodeRetentionCursor<string>(cursor, 'string');
+      const order = (a: SessionRow, b: SessionRow) =>
+        a.updatedAt < b.updatedAt || (a.updatedAt === b.updatedAt && a.id < b.id) ? -1 : 1;
+      const candidates = [...sessions.values()]
+        .filter(
+          (row) =>
+            row.updatedAt < idleBefore &&
+            (after === null || row.updatedAt > after[0] || (row.updatedAt === after[0] && row.id > after[1])),
+        )
+        .sort(order)
+        .slice(0, limit);
+      const deleted: string[] = [];
+      for (const row of candidates) {
+        if (!flaws.retentionIgnoresLease && isLeaseLive(leaseOf(row), Date.now())) continue;
+        messages.delete(key(row.id));
+        if (!flaws.retentionLeavesSession) sessions.delete(key(row.id));
+        deleted.push(row.id);
+      }
+      const last = candidates[candidates.length - 1];
+      return {
+        deleted,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updatedAt, last.id) : null,
+      };
+    },
+
     async close() {},
   };
 
   const capabilities: Required<StoreCapabilities> = {
-    roundTrips: () => roundTrips,
     raw: {
       async session(sessionId) {
         const row = sessions.get(key(sessionId));
@@ -344,7 +382,7 @@ export function tableStore(
     },
     floor: {
       async append(sessionId, expectedSeq, records) {
-        await roundTrip();
+        await roundTrip('floor');
         const row = sessions.get(key(sessionId));
         if (!row || row.headSeq !== expectedSeq)
           throw new Error(`floor: head of ${sessionId} is not ${expectedSeq}`);
@@ -355,5 +393,10 @@ export function tableStore(
       },
     },
   };
-  return { store, capabilities };
+  const roundTrips = (subject: object) => {
+    if (subject === store) return trips.store;
+    if (subject === capabilities.floor) return trips.floor;
+    throw new Error('roundTrips: not this table store or its floor');
+  };
+  return { store, capabilities, roundTrips };
 }

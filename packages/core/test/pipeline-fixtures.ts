@@ -57,6 +57,7 @@ export function gatedStore(inner: AgentStore) {
     releaseLease: (id, lease) => inner.releaseLease(id, lease),
     listSessions: (input) => inner.listSessions(input),
     deleteSession: (id) => inner.deleteSession(id),
+    deleteIdleSessions: (input) => inner.deleteIdleSessions(input),
     close: () => inner.close(),
   };
   return {

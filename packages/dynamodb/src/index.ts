@@ -5,3 +5,4 @@
 export { type DynamoDbStoreOptions, dynamodbStore } from './dynamodb-store.ts';
 export { DYNAMODB_LIMITS } from './limits.ts';
 export { type CreateTableOptions, createTable, tableDefinition } from './table.ts';
+export { type UpgradeTableResult, upgradeTable } from './upgrade-table.ts';

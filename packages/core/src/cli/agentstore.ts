@@ -2,17 +2,21 @@
 import { resolve } from 'node:path';
 // `agentstore inspect <store-module> <sessionId> [--at seq] [--json]`
 // `agentstore sessions <store-module> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]`
+// `agentstore retention <store-module> (--idle-days n | --idle-before iso) [--batch n] [--max-batches n] [--cursor c] [--json]`
 // <store-module> default-exports an AgentStore or a function returning one (sync or async).
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { isAgentStoreError } from '../errors.ts';
 import { loadSessionAt } from '../session-at.ts';
 import { foldSession } from '../session-fold.ts';
 import type { AgentStore } from '../store.ts';
 import { renderTimeline } from '../timeline.ts';
+import { runRetention } from './retention.ts';
 
 const USAGE = `usage:
   agentstore inspect <store-module> <sessionId> [--at seq] [--json]
   agentstore sessions <store-module> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]
+  agentstore retention <store-module> (--idle-days n | --idle-before iso) [--batch n] [--max-batches n] [--cursor c] [--json]
 <store-module> default-exports an AgentStore, or a function returning one.`;
 
 class UsageError extends Error {}
@@ -39,6 +43,10 @@ async function main(argv: string[]): Promise<number> {
       agent: { type: 'string' },
       limit: { type: 'string', default: '20' },
       cursor: { type: 'string' },
+      'idle-days': { type: 'string' },
+      'idle-before': { type: 'string' },
+      batch: { type: 'string' },
+      'max-batches': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -82,6 +90,30 @@ async function main(argv: string[]): Promise<number> {
         if (page.nextCursor !== null)
           process.stdout.write(`more: --cursor ${JSON.stringify(page.nextCursor)}\n`);
       }
+      return 0;
+    }
+    if (command === 'retention') {
+      const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+      const report = await runRetention(
+        store,
+        {
+          idleDays: number(values['idle-days']),
+          idleBefore: values['idle-before'],
+          batch: number(values.batch),
+          maxBatches: number(values['max-batches']),
+          cursor: values.cursor ?? null,
+        },
+        values.json ? undefined : (line) => process.stdout.write(`${line}\n`),
+      ).catch((error: unknown) => {
+        // Bad flags are a usage error (exit 2, no stack), like every other flag here.
+        if (isAgentStoreError(error, 'INVALID_ARGUMENT')) throw new UsageError(error.message);
+        throw error;
+      });
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify(report, null, 2)}\n`
+          : `deleted ${report.deleted} sessions idle since before ${report.idleBefore} in ${report.batches} batches${report.nextCursor === null ? '' : `; resume with --cursor ${JSON.stringify(report.nextCursor)}`}\n`,
+      );
       return 0;
     }
     throw new UsageError(USAGE);

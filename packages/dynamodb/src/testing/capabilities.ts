@@ -42,10 +42,7 @@ export async function rawItems(
   return items;
 }
 
-export function dynamodbCapabilities(
-  client: DynamoDBClient,
-  tableName: string,
-): Required<Pick<StoreCapabilities, 'raw' | 'corrupt' | 'floor'>> {
+export function dynamodbCapabilities(client: DynamoDBClient, tableName: string): Required<StoreCapabilities> {
   return {
     raw: {
       async session(sessionId): Promise<RawSessionRow | null> {

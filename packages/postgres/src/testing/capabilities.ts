@@ -10,7 +10,7 @@ export function postgresCapabilities(
   getPool: () => Pool,
   schema: string,
   options: { tablePrefix?: string; preparedStatements?: boolean } = {},
-): Required<Pick<StoreCapabilities, 'raw' | 'corrupt' | 'floor'>> {
+): Required<StoreCapabilities> {
   const { tablePrefix = 'agentstore_', preparedStatements = true } = options;
   const t = tableNames(schema, tablePrefix);
   // Looked up per call, so the capabilities can be declared before the server is up.

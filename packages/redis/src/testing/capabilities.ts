@@ -26,7 +26,7 @@ return 1
 export function redisCapabilities(
   clientOrGetter: Redis | Cluster | (() => Redis | Cluster),
   prefix: string,
-): Required<Pick<StoreCapabilities, 'raw' | 'corrupt' | 'floor'>> {
+): Required<StoreCapabilities> {
   const connection = () => (typeof clientOrGetter === 'function' ? clientOrGetter() : clientOrGetter);
   let floorSha: string | null = null;
   const runFloor = async (keys: string[], args: string[]): Promise<unknown> => {
