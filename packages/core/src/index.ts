@@ -15,7 +15,7 @@ export {
   retryAfterMs,
 } from './lease-rules.ts';
 export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
-export { createInMemoryStore, type MemoryStoreOptions, memoryStore } from './memory-store.ts';
+export { type MemoryStoreOptions, memoryStore } from './memory-store.ts';
 export {
   decodeSessionColumns,
   decodeStoredMessage,
