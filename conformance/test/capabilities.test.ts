@@ -14,11 +14,20 @@ const names = (target: ConformanceTarget) => applicableChecks(target, all).map((
 describe('checks are chosen by declared capabilities, never by name', () => {
   it('a durable target with every capability gets every check', () => {
     const { store, capabilities, roundTrips } = tableStore();
-    const target = { name: 'full', createStore: () => store, capabilities, roundTrips };
+    // `module` + `reopen`: another process can open it (the process tier).
+    const target = {
+      name: 'full',
+      createStore: () => store,
+      capabilities,
+      roundTrips,
+      module: 'file:///full-target.ts',
+      reopen: {},
+    };
     expect([...offeredCapabilities(target)].sort()).toEqual([
       'corrupt',
       'durable',
       'floor',
+      'process',
       'raw',
       'roundTrips',
     ]);
