@@ -94,3 +94,13 @@ export async function appendInChunks(
   }
   return headSeq;
 }
+
+/** A Standard Schema that accepts any JSON input (the kit depends on no schema library). */
+export const jsonInput = {
+  '~standard': {
+    version: 1 as const,
+    vendor: 'agentstore-conformance',
+    validate: (value: unknown) => ({ value: value as Record<string, JsonValue> }),
+    types: undefined as { input: Record<string, JsonValue>; output: Record<string, JsonValue> } | undefined,
+  },
+};

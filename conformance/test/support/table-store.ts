@@ -19,11 +19,14 @@ import {
   SessionBusyError,
   type SessionRecord,
   type StoreLimits,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import type { StoreCapabilities } from '../../src/index.ts';
 
@@ -248,8 +251,7 @@ export function tableStore(
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       await roundTrip();
       const now = Date.now();
       const iso = new Date(now).toISOString();
@@ -280,7 +282,7 @@ export function tableStore(
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateTtlMs(ttlMs);
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) {
@@ -291,6 +293,7 @@ export function tableStore(
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) return { released: false };
@@ -300,6 +303,7 @@ export function tableStore(
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
       }
@@ -318,6 +322,7 @@ export function tableStore(
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       await roundTrip();
       messages.delete(key(sessionId));
       return { deleted: sessions.delete(key(sessionId)) };

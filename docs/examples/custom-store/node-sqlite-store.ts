@@ -11,7 +11,6 @@ import {
   decodeSessionColumns,
   encodeRetentionCursor,
   expiryIso,
-  InvalidArgumentError,
   type Lease,
   LeaseLostError,
   leaseFromColumns,
@@ -23,11 +22,14 @@ import {
   SessionBusyError,
   type SessionColumns,
   type StoreLimits,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 
 /** Creates the tables if they are missing. Safe to run on every start. */
@@ -226,8 +228,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const now = Date.now();
       const iso = new Date(now).toISOString();
       return transaction(() => {
@@ -249,7 +250,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateTtlMs(ttlMs);
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const expiresAt = expiryIso(Date.now(), ttlMs);
       const { changes } = sql.renew.run(expiresAt, sessionId, holder, epoch);
       if (changes !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
@@ -257,13 +258,12 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       return { released: sql.release.run(sessionId, holder, epoch).changes === 1 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
-      }
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       const where: string[] = [];
       const params: SQLInputValue[] = [];
       for (const [column, value] of [
@@ -286,6 +286,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       return transaction(() => {
         sql.deleteMessages.run(sessionId);
         return { deleted: sql.deleteSession.run(sessionId).changes === 1 };

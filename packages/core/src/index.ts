@@ -7,6 +7,13 @@ export type { ApprovalDecision, PendingApproval } from './approvals.ts';
 export * from './errors.ts';
 export { idempotencyKeyFor } from './idempotency.ts';
 export {
+  assertPlainJson,
+  isPlainJson,
+  isWellFormedText,
+  MAX_JSON_DEPTH,
+  MAX_JSON_NODES,
+} from './json-boundary.ts';
+export {
   appendLeaseMatches,
   canAcquireLease,
   expiryIso,
@@ -28,11 +35,12 @@ export type {
   Lease,
   MessageRecord,
   NewMessage,
+  ResultOrigin,
   Role,
   SessionRecord,
   ToolCall,
 } from './records.ts';
-export { ROLES } from './records.ts';
+export { RESULT_ORIGINS, ROLES } from './records.ts';
 export {
   decodeRetentionCursor,
   encodeRetentionCursor,
@@ -74,13 +82,23 @@ export {
   tool,
 } from './tool.ts';
 export {
+  MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,
+  MAX_STATE_BYTES,
   messageByteLength,
   utf8ByteLength,
   utf8ByteLengthPortable,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateIdentifier,
+  validateLeaseToken,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateSessionId,
+  validateSessionInit,
+  validateState,
   validateTtlMs,
 } from './validation.ts';

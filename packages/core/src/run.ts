@@ -1,7 +1,7 @@
 import type { AgentDefinition } from './agent.ts';
 import {
   type ApprovalDecision,
-  approvalRequestMessage,
+  approvalRequestMessages,
   checkDecisions,
   decisionMessages,
   type PendingApproval,
@@ -12,13 +12,22 @@ import { keepLeaseAlive } from './lease-keeper.ts';
 import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 import { type ModelView, modelView } from './model-view.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
+import { checkRunOptions } from './run-options.ts';
 import { foldSession } from './session-fold.ts';
-import { durableLedger, type MessageLedger, resultCommitter, statelessLedger } from './session-writer.ts';
-import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
+import {
+  commitAll,
+  durableLedger,
+  fitsOneAppend,
+  type MessageLedger,
+  maxResultBytes,
+  planAppends,
+  resultCommitter,
+  statelessLedger,
+} from './session-writer.ts';
+import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from './store.ts';
 import type { AnyTool } from './tool.ts';
 import { toolCallIds } from './tool-call-ids.ts';
 import { type CallScope, needsApproval, settleToolCall } from './tool-results.ts';
-import { validateSessionId } from './validation.ts';
 
 export interface RunOptions {
   /** A durable store plus a `sessionId` turns on durable mode. */
@@ -94,6 +103,29 @@ const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): N
   createdAt: new Date().toISOString(),
 });
 
+/**
+ * Write #1: the user's message, the assistant's calls and the approval requests, in one append
+ * when the limits allow. Split, the requests go before the assistant message: a crash between
+ * appends then leaves either requests for calls nobody made (inert) or calls whose approval is
+ * already recorded, never a call needing approval without its request.
+ */
+function firstWrite(
+  pending: NewMessage[],
+  assistant: NewMessage,
+  requests: NewMessage[],
+  limits: StoreLimits,
+): NewMessage[][] {
+  const all = [...pending, assistant, ...requests];
+  if (fitsOneAppend(all, limits)) return [all];
+  return [
+    ...planAppends(
+      [...pending, ...requests].map((m) => [m]),
+      limits,
+    ),
+    [assistant],
+  ];
+}
+
 /** Keeps the error the caller must act on and attaches the one raised alongside it, so neither is lost. */
 function withConcurrentError(primary: unknown, concurrent: unknown): unknown {
   if (
@@ -107,14 +139,17 @@ function withConcurrentError(primary: unknown, concurrent: unknown): unknown {
   return primary;
 }
 
-/** Commits a batch (write #1, a decision, the final answer) and records it in the session and the model's view. */
+/**
+ * Commits appends one after another (write #1, decisions, the final answer, split as the store's
+ * limits require) and records them in the session and in the model's view.
+ */
 async function commitNow(
   conversation: Conversation,
-  batch: NewMessage[],
+  appends: NewMessage[][],
   options?: { releaseLease?: boolean },
 ): Promise<void> {
-  conversation.messages.push(...(await conversation.ledger.commit(batch, options)));
-  conversation.view.add(batch);
+  conversation.messages.push(...(await commitAll(conversation.ledger, appends, options)));
+  conversation.view.add(appends.flat());
 }
 
 /**
@@ -191,7 +226,10 @@ async function settleOpenCalls(
   const fresh = scope.sessionId !== null ? checkDecisions(scope.sessionId, folded, decisions) : {};
   let pending: PendingWrite | null = null;
   if (folded.awaitingApproval.length) {
-    await commitNow(conversation, decisionMessages(scope, folded.awaitingApproval, fresh));
+    // A rejection and its result are one unit: split apart, a crash could leave a rejected call
+    // looking merely interrupted, and a safeToRetry tool would then run.
+    const units = decisionMessages(scope, folded.awaitingApproval, fresh);
+    await commitNow(conversation, planAppends(units, conversation.ledger.limits));
     const approved = folded.awaitingApproval.filter((call) => fresh[call.id]?.approve === true);
     if (approved.length) pending = await settleAndCommit(conversation, approved, false);
   }
@@ -317,7 +355,11 @@ async function loop(
       pendingUser = null;
       if (calls.length === 0) {
         await landed();
-        await commitNow(conversation, [...first, assistant], { releaseLease: true });
+        const appends = planAppends(
+          [...first, assistant].map((m) => [m]),
+          conversation.ledger.limits,
+        );
+        await commitNow(conversation, appends, { releaseLease: true });
         return result('complete', response.text);
       }
       const waiting: ToolCall[] = [];
@@ -328,9 +370,9 @@ async function loop(
           reason: `tool ${waiting[0]!.name} needs approval, which only a durable session (store + sessionId) can wait for`,
         });
       }
-      const request = waiting.length ? [approvalRequestMessage(scope, waiting)] : [];
+      const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
       await landed(); // write #2 of the previous step, before write #1 of this one
-      await commitNow(conversation, [...first, assistant, ...request]); // write #1
+      await commitNow(conversation, firstWrite(first, assistant, requests, conversation.ledger.limits)); // write #1
       const runNow = calls.filter((call) => !waiting.includes(call));
       if (runNow.length) pending = await settleAndCommit(conversation, runNow, false); // write #2, in flight
       if (waiting.length) {
@@ -392,7 +434,7 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
  */
 export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
   const { store, sessionId } = options;
-  if (sessionId !== undefined) validateSessionId(sessionId);
+  checkRunOptions(options, agent.name);
   if (sessionId !== undefined && !store) {
     throw new InvalidArgumentError({
       argument: 'store',
@@ -415,7 +457,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       signal: outer,
       tools,
       newId,
-      maxResultBytes: store?.limits.maxMessageBytes ?? Number.POSITIVE_INFINITY,
+      maxResultBytes: store ? maxResultBytes(store.limits) : Number.POSITIVE_INFINITY,
     };
     return loop(
       agent,
@@ -476,6 +518,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       get headSeq() {
         return base.headSeq;
       },
+      limits: base.limits,
       async commit(batch, commitOptions) {
         // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
         leaseLost.signal.throwIfAborted();
@@ -491,7 +534,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       signal,
       tools,
       newId,
-      maxResultBytes: store.limits.maxMessageBytes,
+      maxResultBytes: maxResultBytes(store.limits),
     };
     const outcome = await loop(
       agent,

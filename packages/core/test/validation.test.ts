@@ -37,7 +37,7 @@ describe('validation', () => {
       [{ expectedSeq: 0, messages: [message('')], lease: null }, 'messages[0].id'],
       [{ expectedSeq: 0, messages: [message('a'), message('a')], lease: null }, 'messages[1].id'],
       [{ expectedSeq: 0, messages: [{ ...message('a'), content: 7 }], lease: null }, 'messages[0].content'],
-      [{ expectedSeq: 0, messages: [message('a')], lease: { holder: 1 } }, 'lease'],
+      [{ expectedSeq: 0, messages: [message('a')], lease: { holder: 1 } }, 'lease.holder'],
     ];
     for (const [input, argument] of cases) {
       expect(() => validateAppendInput('s', input as never, limits)).toThrow(

@@ -10,11 +10,14 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
   UnexpectedReplyError,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import {
   decodeSqliteMessage,
@@ -112,9 +115,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       const now = Date.now();
       const nowIso = new Date(now).toISOString();
       // The grant happens only for the same owner and tenant and a lease that is free, expired or
@@ -164,8 +166,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateTtlMs(ttlMs);
       const expiresAt = expiryIso(Date.now(), ttlMs);
       const { results } = await db
         .prepare(
@@ -179,6 +181,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
       const { results } = await db
         .prepare(
@@ -191,6 +194,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       assertOpen();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
@@ -218,6 +222,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       assertOpen();
       const [, deleted] = await db.batch([
         db.prepare(`DELETE FROM ${t.messages} WHERE session_id = ?1`).bind(sessionId),

@@ -3,6 +3,7 @@ import {
   type ListSessionsInput,
   type ListSessionsResult,
   type SessionRecord,
+  validateListSessionsInput,
 } from '@agentstore/core';
 import { type AttributeValue, BatchGetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { A, namesIn } from './attributes.ts';
@@ -52,6 +53,7 @@ export async function listSessions(
   context: StoreContext,
   { ownerId, tenantId, agentName, limit, cursor }: ListSessionsInput,
 ): Promise<ListSessionsResult> {
+  validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
   }

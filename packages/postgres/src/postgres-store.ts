@@ -15,11 +15,14 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
   type StoreLimits,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { type MigrateResult, runMigrations } from './migrate.ts';
@@ -240,9 +243,8 @@ export function postgresStore(
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       if (typeof holder !== 'string' || holder.length === 0) {
         throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a non-empty string' });
       }
@@ -288,9 +290,8 @@ export function postgresStore(
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       // A holder that cannot be stored cannot hold the lease either.
       if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
         throw new LeaseLostError({ sessionId, holder: typeof holder === 'string' ? holder : null, epoch });
@@ -306,8 +307,8 @@ export function postgresStore(
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
-      validateSessionId(sessionId);
       if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
         return { released: false };
       }
@@ -316,6 +317,7 @@ export function postgresStore(
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       assertOpen();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });

@@ -12,11 +12,14 @@ import {
   type SessionRecord,
   type StoreLimits,
   UnexpectedReplyError,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
@@ -243,9 +246,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       if (typeof holder !== 'string')
         throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a string' });
       if (typeof init !== 'object' || init === null) {
@@ -299,8 +301,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateTtlMs(ttlMs);
       const k = keys.session(sessionId);
       const expiresMs = Date.now() + ttlMs;
       const renewed = await scripts.renew(
@@ -312,6 +314,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
       const k = keys.session(sessionId);
       const released = await scripts.release(
@@ -322,6 +325,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async listSessions(input) {
+      validateListSessionsInput(input);
       assertOpen();
       return listSessions(indexContext, input);
     },

@@ -17,11 +17,14 @@ import {
   type SessionInit,
   type SessionRecord,
   type StoreLimits,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import { decodeSqliteMessage, decodeSqliteSession, type SqliteSessionRow } from '@agentstore/core/store';
 import { type Database, SqliteError } from 'better-sqlite3';
@@ -292,15 +295,14 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const p = ready();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       return p.acquire(sessionId, holder, init, Date.now(), ttlMs);
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const p = ready();
-      validateTtlMs(ttlMs);
       const expiresAt = expiryIso(Date.now(), ttlMs);
       if (p.s.renewLease.run({ sessionId, holder, epoch, expiresAt }).changes === 0) {
         throw new LeaseLostError({ sessionId, holder, epoch });
@@ -309,11 +311,13 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       const p = ready();
       return { released: p.s.releaseLease.run({ sessionId, holder, epoch }).changes > 0 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       const p = ready();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
@@ -333,6 +337,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       const p = ready();
       return { deleted: p.remove(sessionId) };
     },

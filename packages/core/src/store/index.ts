@@ -4,6 +4,14 @@
  * Applications need none of this; they import `@agentstore/core`.
  * @module @agentstore/core/store
  */
+
+export {
+  assertPlainJson,
+  isPlainJson,
+  isWellFormedText,
+  MAX_JSON_DEPTH,
+  MAX_JSON_NODES,
+} from '../json-boundary.ts';
 export {
   appendLeaseMatches,
   canAcquireLease,
@@ -20,14 +28,24 @@ export {
   type SessionColumns,
 } from '../record-codec.ts';
 export {
+  MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,
+  MAX_STATE_BYTES,
   messageByteLength,
   utf8ByteLength,
   utf8ByteLengthPortable,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateIdentifier,
+  validateLeaseToken,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateSessionId,
+  validateSessionInit,
+  validateState,
   validateTtlMs,
 } from '../validation.ts';
 export * from './sqlite-dialect.ts';
