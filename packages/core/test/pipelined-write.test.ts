@@ -23,7 +23,8 @@ import { drainEventLoop, gatedStore, loggedLlm, type ModelHook } from './pipelin
 
 const TTL = 60_000;
 
-function stepAgent(ledger = sideEffectLedger(), maxIterations = 10) {
+/** One side-effecting tool `send`; with `approvalAbove`, a call sending more waits for a human. */
+function stepAgent(ledger = sideEffectLedger(), maxIterations = 10, approvalAbove?: number) {
   return defineAgent({
     name: 'pipeline',
     instructions: 'Work.',
@@ -32,6 +33,9 @@ function stepAgent(ledger = sideEffectLedger(), maxIterations = 10) {
       send: tool({
         description: 'A side effect (not safe to retry)',
         input: z.object({ n: z.number() }),
+        ...(approvalAbove !== undefined
+          ? { needsApproval: ({ n }: { n: number }) => n > approvalAbove }
+          : {}),
         handler: ({ n }, ctx) => {
           ledger.calls.push({
             tool: 'send',
@@ -272,27 +276,7 @@ describe('crashes around the overlap', () => {
 });
 
 describe('approvals around the overlap', () => {
-  const approvalAgent = (ledger = sideEffectLedger()) =>
-    defineAgent({
-      name: 'pipeline-approvals',
-      instructions: 'Work.',
-      tools: {
-        send: tool({
-          description: 'Needs a human above 100',
-          input: z.object({ n: z.number() }),
-          needsApproval: ({ n }) => n > 100,
-          handler: ({ n }, ctx) => {
-            ledger.calls.push({
-              tool: 'send',
-              toolCallId: ctx.toolCallId,
-              idempotencyKey: ctx.idempotencyKey,
-              attempt: ctx.attempt,
-            });
-            return { sent: n };
-          },
-        }),
-      },
-    });
+  const approvalAgent = (ledger = sideEffectLedger()) => stepAgent(ledger, 10, 100);
   const steps = [
     {
       toolCalls: [
