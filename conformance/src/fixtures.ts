@@ -1,11 +1,5 @@
-import {
-  type AgentStore,
-  type JsonValue,
-  type MessageRecord,
-  messageByteLength,
-  type NewMessage,
-  type SessionInit,
-} from '@agentstore/core';
+import type { AgentStore, JsonValue, MessageRecord, NewMessage, SessionInit } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 
 /** A fresh random id, so specs never meet each other's data in a shared database. */
 export const freshId = (label: string): string => `conformance-${label}-${crypto.randomUUID()}`;

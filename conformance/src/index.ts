@@ -69,4 +69,4 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './target.ts';
-export { openTargetModule, targetFromModule } from './target-module.ts';
+export { openTargetModule, openToolTarget, targetFromModule } from './target-module.ts';

@@ -12,15 +12,14 @@ const all = conformanceSpecs.flatMap((spec) => spec.checks);
 const names = (target: ConformanceTarget) => applicableChecks(target, all).map((check) => check.name);
 
 describe('checks are chosen by declared capabilities, never by name', () => {
-  it('a durable target with every capability gets every check', () => {
+  it('a durable target with every capability, reopenable from another process, gets every check', () => {
     const { store, capabilities, roundTrips } = tableStore();
-    // `module` + `reopen`: another process can open it (the process tier).
     const target = {
       name: 'full',
       createStore: () => store,
       capabilities,
       roundTrips,
-      module: 'file:///full-target.ts',
+      module: 'file:///t.ts',
       reopen: {},
     };
     expect([...offeredCapabilities(target)].sort()).toEqual([
@@ -32,6 +31,18 @@ describe('checks are chosen by declared capabilities, never by name', () => {
       'roundTrips',
     ]);
     expect(names(target)).toEqual(all.map((check) => check.name));
+  });
+
+  it('the process tier needs a module, `reopen`, and a backend several processes may share', () => {
+    const { store, capabilities } = tableStore();
+    const base = { name: 'p', createStore: () => store, capabilities };
+    const tier = (target: ConformanceTarget) =>
+      names(target).filter((name) => name.startsWith('process tier'));
+    expect(tier({ ...base, module: 'file:///t.ts', reopen: {} })).toHaveLength(2);
+    expect(tier({ ...base, module: 'file:///t.ts' })).toEqual([]);
+    expect(tier({ ...base, reopen: {} })).toEqual([]);
+    expect(tier({ ...base, module: 'file:///t.ts', reopen: {}, multiProcess: false })).toEqual([]);
+    expect(tier({ ...base, module: 'file:///t.ts', reopen: {}, durable: false })).toEqual([]);
   });
 
   it('a target without capabilities gets neither raw, corrupt nor floor checks, but the crash matrix', () => {

@@ -1,4 +1,5 @@
-import { type JsonValue, type NewMessage, utf8ByteLength } from '@agentstore/core';
+import type { JsonValue, NewMessage } from '@agentstore/core';
+import { utf8ByteLength } from '@agentstore/core/store';
 import { assert, assertEqual, assertMessages, expectStoreError, preview, violation } from '../assertions.ts';
 import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import { appendInChunks, asRecords, message, plainId, sessionInit } from '../fixtures.ts';

@@ -1,4 +1,5 @@
-import { type AppendInput, defineAgent, messageByteLength, type NewMessage, run } from '@agentstore/core';
+import { type AppendInput, defineAgent, type NewMessage, run } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import { scriptedLlm } from '@agentstore/core/testing';
 import {
   assert,

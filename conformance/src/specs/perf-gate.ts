@@ -2,11 +2,11 @@ import {
   type AgentStore,
   defineAgent,
   type JsonValue,
-  messageByteLength,
   type NewMessage,
   run,
   tool,
 } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import { scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual } from '../assertions.ts';
 import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';

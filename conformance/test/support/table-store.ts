@@ -1,24 +1,26 @@
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
-  canAcquireLease,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
-  isLeaseLive,
   type Lease,
   LeaseLostError,
   type MessageRecord,
-  ownerMatches,
   PayloadTooLargeError,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionRecord,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  expiryIso,
+  isLeaseLive,
+  ownerMatches,
+  retryAfterMs,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -27,7 +29,7 @@ import {
   validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import type { StoreCapabilities } from '../../src/index.ts';
 
 /**

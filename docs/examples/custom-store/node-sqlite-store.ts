@@ -4,24 +4,26 @@
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
+  type Lease,
+  LeaseLostError,
+  type MessageRecord,
+  SeqConflictError,
+  SessionAccessDeniedError,
+  SessionBusyError,
+  type StoreLimits,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
   canAcquireLease,
   decodeRetentionCursor,
   decodeSessionColumns,
   encodeRetentionCursor,
   expiryIso,
-  type Lease,
-  LeaseLostError,
   leaseFromColumns,
-  type MessageRecord,
   ownerMatches,
   retryAfterMs,
-  SeqConflictError,
-  SessionAccessDeniedError,
-  SessionBusyError,
   type SessionColumns,
-  type StoreLimits,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -30,7 +32,7 @@ import {
   validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 
 /** Creates the tables if they are missing. Safe to run on every start. */
 export function migrate(db: DatabaseSync): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertPlainJson, isPlainJson, isWellFormedText, MAX_JSON_DEPTH } from '../src/index.ts';
+import { assertPlainJson, isPlainJson, isWellFormedText, MAX_JSON_DEPTH } from '../src/store/index.ts';
 
 const refusal = (value: unknown, path = 'value') => {
   try {

@@ -4,12 +4,12 @@ import {
   type AgentStore,
   defineAgent,
   foldSession,
-  messageByteLength,
   type NewMessage,
   run,
   type StoreLimits,
   tool,
 } from '../src/index.ts';
+import { messageByteLength } from '../src/store/index.ts';
 import {
   durableMemoryStore,
   faultyStore,

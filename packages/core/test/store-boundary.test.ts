@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type AppendInput, type NewMessage, validateAppendInput } from '../src/index.ts';
+import type { AppendInput, NewMessage } from '../src/index.ts';
+import { validateAppendInput } from '../src/store/index.ts';
 import { durableMemoryStore } from '../src/testing/index.ts';
 
 const init = { agentName: 'a', ownerId: 'o', tenantId: null, state: null };

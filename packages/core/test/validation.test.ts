@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError, PayloadTooLargeError } from '../src/index.ts';
 import {
-  InvalidArgumentError,
   messageByteLength,
-  PayloadTooLargeError,
   utf8ByteLength,
   utf8ByteLengthPortable,
   validateAppendInput,
   validateSessionId,
-} from '../src/index.ts';
+} from '../src/store/index.ts';
 
 const limits = { maxMessageBytes: 200, maxMessagesPerAppend: 2 };
 const message = (id: string, content = '') => ({

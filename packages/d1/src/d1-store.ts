@@ -1,15 +1,27 @@
 import {
   type AgentStore,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
-  ownerMatches,
-  retryAfterMs,
   SessionAccessDeniedError,
   SessionBusyError,
   UnexpectedReplyError,
+} from '@agentstore/core';
+import {
+  decodeRetentionCursor,
+  decodeSqliteMessage,
+  decodeSqliteSession,
+  encodeRetentionCursor,
+  expiryIso,
+  ownerMatches,
+  retryAfterMs,
+  SQLITE_SESSION_COLUMNS,
+  type SqliteMessageRow,
+  type SqliteSessionRow,
+  type SqliteTableNames,
+  sqliteLeaseFree,
+  sqliteSelectMessagesSql,
+  sqliteSelectSessionSql,
+  sqliteTableNames,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -18,21 +30,11 @@ import {
   validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-} from '@agentstore/core';
-import {
-  decodeSqliteMessage,
-  decodeSqliteSession,
-  SQLITE_SESSION_COLUMNS,
-  type SqliteMessageRow,
-  type SqliteSessionRow,
-  sqliteLeaseFree,
-  sqliteSelectMessagesSql,
-  sqliteSelectSessionSql,
 } from '@agentstore/core/store';
 import { appendFailure, appendStatements } from './append-batch.ts';
 import type { D1DatabaseLike } from './d1-binding.ts';
 import { D1_STORE_LIMITS } from './limits.ts';
-import { migrateSchema, type TableNames, tableNames } from './schema.ts';
+import { migrateSchema } from './schema.ts';
 import { withStatementCache } from './statement-cache.ts';
 
 export interface D1StoreConnection {
@@ -49,7 +51,7 @@ export interface D1AgentStore extends AgentStore {
   /** Creates the tables when missing; idempotent. Run it once at deploy time or on first use. */
   migrate(): Promise<{ version: number }>;
   /** The table names this store uses. */
-  readonly tables: Readonly<TableNames>;
+  readonly tables: Readonly<SqliteTableNames>;
 }
 
 /**
@@ -63,7 +65,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     throw new InvalidArgumentError({ argument: 'binding', reason: 'must be a D1 database binding (env.DB)' });
   }
   const db = withStatementCache(binding);
-  const t = tableNames(options.tablePrefix);
+  const t = sqliteTableNames(options.tablePrefix);
   const limits = { ...D1_STORE_LIMITS };
   let closed = false;
 

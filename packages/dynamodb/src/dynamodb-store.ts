@@ -1,4 +1,5 @@
-import { type AgentStore, InvalidArgumentError, validateRetentionInput } from '@agentstore/core';
+import { type AgentStore, InvalidArgumentError } from '@agentstore/core';
+import { validateRetentionInput } from '@agentstore/core/store';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
 import type { StoreContext } from './context.ts';

@@ -1,19 +1,21 @@
 import {
   type AcquireLeaseInput,
-  expiryIso,
   InvalidArgumentError,
-  isLeaseLive,
   LeaseLostError,
   type LeaseToken,
-  ownerMatches,
-  retryAfterMs,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionRecord,
+} from '@agentstore/core';
+import {
+  expiryIso,
+  isLeaseLive,
+  ownerMatches,
+  retryAfterMs,
   validateAcquireLeaseInput,
   validateReleaseLeaseInput,
   validateRenewLeaseInput,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { checkFieldSize, stateJson } from './append-transaction.ts';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';

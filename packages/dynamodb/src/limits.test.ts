@@ -1,4 +1,5 @@
-import { messageByteLength, type NewMessage } from '@agentstore/core';
+import type { NewMessage } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { expect, it } from 'vitest';
 import { messagePuts } from './append-transaction.ts';

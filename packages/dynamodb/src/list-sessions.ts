@@ -3,8 +3,8 @@ import {
   type ListSessionsInput,
   type ListSessionsResult,
   type SessionRecord,
-  validateListSessionsInput,
 } from '@agentstore/core';
+import { validateListSessionsInput } from '@agentstore/core/store';
 import { type AttributeValue, BatchGetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { A, namesIn } from './attributes.ts';
 import { backoff, type StoreContext, UNPROCESSED_ATTEMPTS } from './context.ts';

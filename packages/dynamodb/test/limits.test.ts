@@ -1,9 +1,5 @@
-import {
-  type AgentStore,
-  CorruptRecordError,
-  messageByteLength,
-  PayloadTooLargeError,
-} from '@agentstore/core';
+import { type AgentStore, CorruptRecordError, PayloadTooLargeError } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DYNAMODB_LIMITS, dynamodbStore } from '../src/index.ts';

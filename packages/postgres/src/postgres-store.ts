@@ -1,20 +1,23 @@
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
-  canAcquireLease,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
-  ownerMatches,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type StoreLimits,
+  UnexpectedReplyError,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  expiryIso,
+  ownerMatches,
+  retryAfterMs,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -23,7 +26,7 @@ import {
   validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { type MigrateResult, runMigrations } from './migrate.ts';
 import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';
@@ -218,7 +221,15 @@ export function postgresStore(
         );
       }
       const { rows } = await query<AppendRow>(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
-      const row = rows[0]!;
+      const row = rows[0];
+      // The statement always returns one row; anything else is a reply we do not understand.
+      if (!row)
+        throw new UnexpectedReplyError({
+          store: '@agentstore/postgres',
+          operation: 'append',
+          reply: rows,
+          sessionId,
+        });
       if (row.head_seq !== null) return { headSeq: Number(row.head_seq) };
 
       // Refused: nothing was written. Explain it from the row the statement saw.
@@ -270,7 +281,15 @@ export function postgresStore(
           expiryIso(now, ttlMs),
           iso,
         ]);
-        const row = rows[0]!;
+        const row = rows[0];
+        if (!row) {
+          throw new UnexpectedReplyError({
+            store: '@agentstore/postgres',
+            operation: 'acquireLease',
+            reply: rows,
+            sessionId,
+          });
+        }
         if (row.id !== null) {
           const session = decodeSession(row as SessionRow);
           return { epoch: Number(row.lease_epoch), session };

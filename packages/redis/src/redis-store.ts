@@ -12,6 +12,8 @@ import {
   type SessionRecord,
   type StoreLimits,
   UnexpectedReplyError,
+} from '@agentstore/core';
+import {
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -20,7 +22,7 @@ import {
   validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
 import { checkDurability, type DurabilityReport, type RedisStoreWarning } from './durability-check.ts';

@@ -1,22 +1,28 @@
 import {
   type AgentStore,
-  canAcquireLease,
   type DeleteIdleSessionsResult,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
-  ownerMatches,
-  type RetentionRequest,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionInit,
   type SessionRecord,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  canAcquireLease,
+  decodeRetentionCursor,
+  decodeSqliteMessage,
+  decodeSqliteSession,
+  encodeRetentionCursor,
+  expiryIso,
+  ownerMatches,
+  type RetentionRequest,
+  retryAfterMs,
+  type SqliteSessionRow,
+  sqliteTableNames,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -25,12 +31,11 @@ import {
   validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-} from '@agentstore/core';
-import { decodeSqliteMessage, decodeSqliteSession, type SqliteSessionRow } from '@agentstore/core/store';
+} from '@agentstore/core/store';
 import { type Database, SqliteError } from 'better-sqlite3';
 import { openDatabase } from './open-database.ts';
 import { DEFAULT_TABLE_PREFIX, type SqliteStoreOptions, type SqliteStoreTarget } from './options.ts';
-import { migrate, tableNames } from './schema.ts';
+import { migrate } from './schema.ts';
 import {
   type AppendParams,
   listStatementCache,
@@ -82,7 +87,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     throw new InvalidArgumentError({ argument: 'target', reason: 'must be { path } or { database }' });
   }
   const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
-  const tables = tableNames(tablePrefix);
+  const tables = sqliteTableNames(tablePrefix);
   const { database: db, owned } = openDatabase(target, options);
   const limits = SQLITE_LIMITS;
   let closed = false;

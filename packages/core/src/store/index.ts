@@ -28,6 +28,13 @@ export {
   type SessionColumns,
 } from '../record-codec.ts';
 export {
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  MAX_RETENTION_BATCH,
+  type RetentionRequest,
+  validateRetentionInput,
+} from '../retention.ts';
+export {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,
