@@ -1,11 +1,4 @@
-import {
-  type AgentStore,
-  defineAgent,
-  type JsonValue,
-  type NewMessage,
-  run,
-  tool,
-} from '@agentstore/core';
+import { type AgentStore, defineAgent, type JsonValue, type NewMessage, run, tool } from '@agentstore/core';
 import { messageByteLength } from '@agentstore/core/store';
 import { scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual } from '../assertions.ts';
