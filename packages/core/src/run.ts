@@ -126,6 +126,10 @@ function firstWrite(
   ];
 }
 
+/** A provider's token figure, or 0 when it is not one: NaN would make the session state unstorable. */
+const tokenCount = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+
 /** Keeps the error the caller must act on and attaches the one raised alongside it, so neither is lost. */
 function withConcurrentError(primary: unknown, concurrent: unknown): unknown {
   if (
@@ -343,8 +347,8 @@ async function loop(
       signal.throwIfAborted();
       const first = pendingUser ? [pendingUser] : [];
       const response = await callModel(first);
-      usage.inputTokens += response.usage?.inputTokens ?? 0;
-      usage.outputTokens += response.usage?.outputTokens ?? 0;
+      usage.inputTokens += tokenCount(response.usage?.inputTokens);
+      usage.outputTokens += tokenCount(response.usage?.outputTokens);
       const assistantId = scope.newId();
       const calls = ids.assign(response.toolCalls, assistantId);
       const assistant = newMessage(assistantId, {
@@ -432,7 +436,10 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
  * is written, and the run does not return, before they have landed. When that commit fails, the
  * run throws its error, with a model error raised at the same moment as `concurrentError`.
  */
-export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
+export async function run(agent: AgentDefinition, given: RunOptions): Promise<RunResult> {
+  // Each option is read once, here: what checkRunOptions checks is what the run uses, even when
+  // the caller's object has getters or is a Proxy.
+  const options: RunOptions = typeof given === 'object' && given !== null ? { ...given } : given;
   const { store, sessionId } = options;
   checkRunOptions(options, agent.name);
   if (sessionId !== undefined && !store) {

@@ -1,5 +1,26 @@
 import type { LlmResponse } from './llm.ts';
 import type { MessageRecord, ToolCall } from './records.ts';
+import { APPROVAL_REQUESTED } from './session-fold.ts';
+import { MAX_MESSAGE_ID_BYTES, validateIdentifier } from './validation.ts';
+
+function requestedIds(content: string): string[] {
+  try {
+    const ids = (JSON.parse(content) as { toolCallIds?: unknown } | null)?.toolCallIds;
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A provider id the store boundary would refuse (too long, NUL, lone surrogate) is replaced, never stored. */
+function storable(id: string): boolean {
+  try {
+    validateIdentifier(id, 'toolCalls[].id', MAX_MESSAGE_ID_BYTES);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface ToolCallIds {
   /**
@@ -19,12 +40,17 @@ export interface ToolCallIds {
  */
 export function toolCallIds(history: readonly MessageRecord[]): ToolCallIds {
   const used = new Set<string>();
-  for (const m of history) for (const call of m.toolCalls ?? []) used.add(call.id);
+  for (const m of history) {
+    for (const call of m.toolCalls ?? []) used.add(call.id);
+    // An approval request can outlive the call it was written for (a split write #1 that crashed
+    // before the assistant message): a new call reusing its id would be taken to await approval.
+    if (m.kind === APPROVAL_REQUESTED) for (const id of requestedIds(m.content)) used.add(id);
+  }
   return {
     assign(calls, assistantId) {
       return calls.map((call, i) => {
         const provided =
-          typeof call.id === 'string' && call.id.length > 0 && !used.has(call.id) ? call.id : null;
+          typeof call.id === 'string' && storable(call.id) && !used.has(call.id) ? call.id : null;
         const id = provided ?? `call_${assistantId}_${i}`;
         used.add(id);
         return { id, name: call.name, input: call.input };

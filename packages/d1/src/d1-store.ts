@@ -18,6 +18,7 @@ import {
   type SqliteMessageRow,
   type SqliteSessionRow,
   type SqliteTableNames,
+  snapshotInput,
   sqliteLeaseFree,
   sqliteSelectMessagesSql,
   sqliteSelectSessionSql,
@@ -104,7 +105,9 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       assertOpen();
       const bodies = validateAppendInput(sessionId, input, limits);
       const nowIso = new Date().toISOString();
@@ -116,7 +119,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       return { headSeq: input.expectedSeq + input.messages.length };
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
       const now = Date.now();
@@ -158,7 +162,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
         });
       const session = decodeSqliteSession(row);
       if (!ownerMatches(session, init)) throw new SessionAccessDeniedError({ sessionId });
-      if (session.lease?.holder !== holder) {
+      if (!session.lease || session.lease.holder !== holder) {
         throw new SessionBusyError({
           sessionId,
           retryAfterMs: session.lease ? retryAfterMs(session.lease, now) : 1,

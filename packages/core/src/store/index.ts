@@ -11,6 +11,7 @@ export {
   isWellFormedText,
   MAX_JSON_DEPTH,
   MAX_JSON_NODES,
+  snapshotInput,
 } from '../json-boundary.ts';
 export {
   appendLeaseMatches,
