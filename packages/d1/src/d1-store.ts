@@ -244,18 +244,13 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       // One batch, one transaction: the page of candidates from the activity index, then the idle
       // and unleased ones among them lose their messages and their row. D1 runs the batch alone,
       // so both deletes see the same candidates and no append can land in between.
-      const candidates = `SELECT id FROM ${t.sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)
-        ORDER BY updated_at, id LIMIT ?4`;
-      const idle = `id IN (${candidates}) AND updated_at < ?1
+      const candidates = (columns: string) => `SELECT ${columns} FROM ${t.sessions}
+        WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3) ORDER BY updated_at, id LIMIT ?4`;
+      const idle = `id IN (${candidates('id')}) AND updated_at < ?1
         AND ${sqliteLeaseFree({ now: '?5' })}`;
       const values = [idleBefore, afterAt, afterId, limit, new Date().toISOString()];
       const [page, , gone] = await db.batch<{ id: string; updated_at: string }>([
-        db
-          .prepare(
-            `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)
-              ORDER BY updated_at, id LIMIT ?4`,
-          )
-          .bind(...values.slice(0, 4)),
+        db.prepare(candidates('id, updated_at')).bind(...values.slice(0, 4)),
         db
           .prepare(
             `DELETE FROM ${t.messages} WHERE session_id IN (SELECT id FROM ${t.sessions} WHERE ${idle})`,

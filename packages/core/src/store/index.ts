@@ -32,6 +32,7 @@ export {
   decodeRetentionCursor,
   encodeRetentionCursor,
   MAX_RETENTION_BATCH,
+  parseRetentionCursor,
   type RetentionRequest,
   validateRetentionInput,
 } from '../retention.ts';
