@@ -106,6 +106,8 @@ export function tableStore(
 ): {
   store: AgentStore;
   capabilities: Required<StoreCapabilities>;
+  /** Round trips so far by the store or by the floor (as `OpenTestTarget.roundTrips` counts them). */
+  roundTrips(subject: object): number;
 } {
   const flaws = options.flaws ?? {};
   const limits: StoreLimits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -116,7 +118,9 @@ export function tableStore(
   const clock = () => (flaws.trustsClientClock ? Date.now() : processClockMs());
   const expiry = (now: number, ttlMs: number) =>
     expiryIso(now, flaws.shortensLease ? Math.floor(ttlMs / 2) : ttlMs);
-  const roundTrip = async () => {
+  const trips = { store: 0, floor: 0 };
+  const roundTrip = async (by: keyof typeof trips = 'store') => {
+    trips[by] += 1;
     await new Promise((resolve) => setImmediate(resolve));
     if (options.roundTripUs) spin(options.roundTripUs);
   };
@@ -398,7 +402,7 @@ export function tableStore(
     },
     floor: {
       async append(sessionId, expectedSeq, records) {
-        await roundTrip();
+        await roundTrip('floor');
         const row = sessions.get(key(sessionId));
         if (!row || row.headSeq !== expectedSeq)
           throw new Error(`floor: head of ${sessionId} is not ${expectedSeq}`);
@@ -409,5 +413,10 @@ export function tableStore(
       },
     },
   };
-  return { store, capabilities };
+  const roundTrips = (subject: object) => {
+    if (subject === store) return trips.store;
+    if (subject === capabilities.floor) return trips.floor;
+    throw new Error('roundTrips: not this table store or its floor');
+  };
+  return { store, capabilities, roundTrips };
 }

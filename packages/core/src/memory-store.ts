@@ -5,6 +5,7 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
 } from './errors.ts';
+import { snapshotInput } from './json-boundary.ts';
 import {
   appendLeaseMatches,
   canAcquireLease,
@@ -77,8 +78,10 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { session: clone(stored.session), messages };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
       assertOpen();
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       validateAppendInput(sessionId, input, limits);
       const now = processClockMs();
       const stored = sessions.get(sessionId);
@@ -123,8 +126,9 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { headSeq: target.session.headSeq };
     },
 
-    async acquireLease(sessionId, input) {
+    async acquireLease(sessionId, given) {
       assertOpen();
+      const input = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, input);
       const { holder, ttlMs, init } = input;
       const now = processClockMs();

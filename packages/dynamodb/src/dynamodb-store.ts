@@ -1,5 +1,5 @@
 import { type AgentStore, InvalidArgumentError, MAX_LEASE_TTL_MS } from '@agentstore/core';
-import { validateRetentionInput } from '@agentstore/core/store';
+import { snapshotInput, validateRetentionInput } from '@agentstore/core/store';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
 import type { StoreContext } from './context.ts';
@@ -73,8 +73,9 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
     limits,
     maxClockSkewMs,
     load: async (sessionId, loadOptions) => loadSession(open(), sessionId, loadOptions),
-    append: async (sessionId, input) => appendMessages(open(), limits, sessionId, input),
-    acquireLease: async (sessionId, input) => acquireLease(open(), sessionId, input),
+    // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+    append: async (sessionId, input) => appendMessages(open(), limits, sessionId, snapshotInput(input)),
+    acquireLease: async (sessionId, input) => acquireLease(open(), sessionId, snapshotInput(input)),
     renewLease: async (sessionId, input) => renewLease(open(), sessionId, input),
     releaseLease: async (sessionId, input) => releaseLease(open(), sessionId, input),
     listSessions: async (input) => listSessions(open(), input),
