@@ -1,0 +1,100 @@
+import { resolve } from 'node:path';
+// `agentstore inspect <store-module> <sessionId> [--at seq] [--json]`
+// `agentstore sessions <store-module> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]`
+// <store-module> default-exports an AgentStore or a function returning one (sync or async).
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadSessionAt } from '../session-at.ts';
+import { foldSession } from '../session-fold.ts';
+import type { AgentStore } from '../store.ts';
+import { renderTimeline } from '../timeline.ts';
+
+const USAGE = `usage:
+  agentstore inspect <store-module> <sessionId> [--at seq] [--json]
+  agentstore sessions <store-module> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]
+<store-module> default-exports an AgentStore, or a function returning one.`;
+
+class UsageError extends Error {}
+
+async function openStore(modulePath: string): Promise<AgentStore> {
+  const loaded = (await import(pathToFileURL(resolve(modulePath)).href)) as { default?: unknown };
+  const exported = loaded.default;
+  const store = typeof exported === 'function' ? await (exported as () => unknown)() : exported;
+  if (!store || typeof (store as AgentStore).load !== 'function') {
+    throw new UsageError(`${modulePath} must default-export an AgentStore or a function returning one`);
+  }
+  return store as AgentStore;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      at: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      owner: { type: 'string' },
+      tenant: { type: 'string' },
+      agent: { type: 'string' },
+      limit: { type: 'string', default: '20' },
+      cursor: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, modulePath, sessionId] = positionals;
+  if (values.help || !command || !modulePath) throw new UsageError(USAGE);
+  const store = await openStore(modulePath);
+  try {
+    if (command === 'inspect') {
+      if (!sessionId) throw new UsageError(USAGE);
+      const at = values.at === undefined ? undefined : Number(values.at);
+      if (at !== undefined && !Number.isSafeInteger(at)) throw new UsageError('--at takes a seq number');
+      const loaded =
+        at === undefined ? await store.load(sessionId) : await loadSessionAt(store, sessionId, at);
+      if (!loaded) {
+        process.stderr.write(`session ${JSON.stringify(sessionId)} not found\n`);
+        return 1;
+      }
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify({ ...loaded, fold: foldSession(loaded.messages, loaded.session) }, null, 2)}\n`
+          : renderTimeline(loaded),
+      );
+      return 0;
+    }
+    if (command === 'sessions') {
+      const limit = Number(values.limit);
+      const page = await store.listSessions({
+        limit,
+        ...(values.owner !== undefined ? { ownerId: values.owner } : {}),
+        ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
+        ...(values.agent !== undefined ? { agentName: values.agent } : {}),
+        cursor: values.cursor ?? null,
+      });
+      if (values.json) process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
+      else {
+        for (const s of page.sessions) {
+          process.stdout.write(
+            `${JSON.stringify(s.id)}  agent ${s.agentName}  owner ${s.ownerId ?? '-'}  tenant ${s.tenantId ?? '-'}  head ${s.headSeq}  updated ${s.updatedAt}\n`,
+          );
+        }
+        if (page.nextCursor !== null)
+          process.stdout.write(`more: --cursor ${JSON.stringify(page.nextCursor)}\n`);
+      }
+      return 0;
+    }
+    throw new UsageError(USAGE);
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `${error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);
