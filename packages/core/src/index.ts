@@ -34,7 +34,7 @@ export type {
 } from './records.ts';
 export { ROLES } from './records.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
-export { loadSessionAt } from './session-at.ts';
+export { type LoadResultAt, loadSessionAt, type SessionAsOf } from './session-at.ts';
 export {
   APPROVAL_DECIDED,
   APPROVAL_REQUESTED,
@@ -54,7 +54,7 @@ export type {
   SessionInit,
   StoreLimits,
 } from './store.ts';
-export { renderTimeline } from './timeline.ts';
+export { describeOrigin, renderTimeline } from './timeline.ts';
 export {
   type AnyTool,
   type ReconcileResult,

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { renderTimeline, run } from '../src/index.ts';
+import { loadSessionAt, renderTimeline, run } from '../src/index.ts';
 import { crashAfterToolResults, durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 import { resumeUntilComplete, sideEffectLedger, triageAgent } from './fixtures.ts';
 
@@ -39,4 +39,48 @@ it('renders a session with a durability error as a readable timeline', async () 
     /^ {4}└─ postSlack\(\{"text":"checkout down"\}\) \[post\] → #\d DURABILITY ERROR .*TOOL_DURABILITY/,
   );
   expect(lines.at(-1)).toBe('#5 assistant Escalated to on-call.');
+});
+
+it('shows how each result was obtained when the result records its origin', async () => {
+  const store = durableMemoryStore();
+  const agent = triageAgent(sideEffectLedger());
+  const llm = scriptedLlm([
+    { text: 'Posting.', toolCalls: [{ id: 'post', name: 'postSlack', input: { text: 'hi' } }] },
+    { text: 'Done.' },
+  ]);
+  await run(agent, { store, sessionId: 'o-1', message: 'go', llm });
+  const loaded = (await store.load('o-1'))!;
+  const withOrigin = (via: string, attempt: number) => ({
+    ...loaded,
+    messages: loaded.messages.map((m) => (m.role === 'tool' ? { ...m, origin: { via, attempt } } : m)),
+  });
+  const callLine = (text: string) => text.split('\n').find((l) => l.includes('postSlack('))!;
+  expect(callLine(renderTimeline(loaded))).toMatch(/→ #\d ok \{/);
+  expect(callLine(renderTimeline(withOrigin('reinvoke', 2)))).toMatch(
+    /→ #\d ok \(re-invoked after a crash, attempt 2\) \{/,
+  );
+  expect(callLine(renderTimeline(withOrigin('reconcile', 1)))).toMatch(/→ #\d ok \(reconciled\) \{/);
+  expect(callLine(renderTimeline(withOrigin('some-new-way', 1)))).toMatch(/→ #\d ok \(some-new-way\) \{/);
+});
+
+it('--at shows the session as of that seq: its time, and says the lease is not known', async () => {
+  const store = durableMemoryStore();
+  const agent = triageAgent(sideEffectLedger());
+  const llm = scriptedLlm([
+    { text: 'Posting.', toolCalls: [{ id: 'post', name: 'postSlack', input: { text: 'hi' } }] },
+    { text: 'Done.' },
+  ]);
+  await run(agent, { store, sessionId: 'at-1', message: 'go', llm });
+  const today = (await store.load('at-1'))!;
+  const at2 = (await loadSessionAt(store, 'at-1', 2))!;
+  expect(at2.asOf).toEqual({ seq: 2, headSeqNow: today.session.headSeq, leaseKnown: false, stateKnown: false });
+  expect(at2.session.updatedAt).toBe(today.messages[1]!.createdAt);
+  expect(at2.session.lease).toBeNull();
+  const lines = renderTimeline(at2).split('\n');
+  expect(lines[1]).toBe(
+    `head seq 2  created ${today.session.createdAt}  updated ${today.messages[1]!.createdAt} (time of seq 2; head today ${today.session.headSeq})`,
+  );
+  expect(lines[2]).toBe('lease not known at seq 2 (the log does not record leases)');
+  expect(lines[3]).toBe('status interrupted');
+  expect((await loadSessionAt(store, 'at-1', 0))!.session.updatedAt).toBe(today.session.createdAt);
 });
