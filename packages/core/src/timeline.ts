@@ -1,6 +1,6 @@
 import type { MessageRecord } from './records.ts';
-import { APPROVAL_DECIDED, APPROVAL_REQUESTED, foldSession } from './session-fold.ts';
 import type { LoadResultAt } from './session-at.ts';
+import { APPROVAL_DECIDED, APPROVAL_REQUESTED, foldSession } from './session-fold.ts';
 import type { LoadResult } from './store.ts';
 
 const MAX_TEXT = 100;

@@ -11,7 +11,9 @@ describe('nodeVersionProblem', () => {
   it('refuses older Nodes and says what to install', () => {
     for (const version of ['20.20.2', '22.11.9', '18.0.0', '21.99.0', 'garbage']) {
       const problem = nodeVersionProblem('agentstore-bench', version, '/usr/bin/node');
-      expect(problem).toContain(`agentstore-bench needs Node.js >= 22.12, but this is Node.js ${version} (/usr/bin/node)`);
+      expect(problem).toContain(
+        `agentstore-bench needs Node.js >= 22.12, but this is Node.js ${version} (/usr/bin/node)`,
+      );
       expect(problem).toContain('Install Node.js 22 LTS or newer');
     }
   });

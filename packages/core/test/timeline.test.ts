@@ -73,7 +73,12 @@ it('--at shows the session as of that seq: its time, and says the lease is not k
   await run(agent, { store, sessionId: 'at-1', message: 'go', llm });
   const today = (await store.load('at-1'))!;
   const at2 = (await loadSessionAt(store, 'at-1', 2))!;
-  expect(at2.asOf).toEqual({ seq: 2, headSeqNow: today.session.headSeq, leaseKnown: false, stateKnown: false });
+  expect(at2.asOf).toEqual({
+    seq: 2,
+    headSeqNow: today.session.headSeq,
+    leaseKnown: false,
+    stateKnown: false,
+  });
   expect(at2.session.updatedAt).toBe(today.messages[1]!.createdAt);
   expect(at2.session.lease).toBeNull();
   const lines = renderTimeline(at2).split('\n');

@@ -3,6 +3,8 @@ import type { AgentStore } from '../store.ts';
 /** A simulated process death. Once thrown, the faulty store refuses every later call. */
 export class SimulatedCrashError extends Error {
   readonly code = 'SIMULATED_CRASH' as const;
+  /** A dead process retries nothing: the run loop gives up at once instead of waiting. */
+  readonly retryable = false;
   constructor(where: string) {
     super(`simulated crash ${where}`);
     this.name = 'SimulatedCrashError';
