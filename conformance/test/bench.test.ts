@@ -296,7 +296,11 @@ describe('bench options and progress', () => {
     const progress = { store: 'sqlite', storeIndex: 1, storeCount: 2, phaseIndex: 2, phaseCount: 4 } as const;
     const drawn = (columns: number | undefined) => {
       const out: string[] = [];
-      const bar = createProgress({ isTTY: true, ...(columns === undefined ? {} : { columns }), write: (t) => out.push(t) });
+      const bar = createProgress({
+        isTTY: true,
+        ...(columns === undefined ? {} : { columns }),
+        write: (t) => out.push(t),
+      });
       bar.update({ ...progress, phase: 'loop', done: 4, total: 4 });
       return out[0]!.slice('\r\x1b[2K'.length);
     };

@@ -15,3 +15,4 @@ export {
   type RedisStoreOptions,
   redisStore,
 } from './redis-store.ts';
+export { storeFromUrl } from './store-from-url.ts';

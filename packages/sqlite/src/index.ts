@@ -12,3 +12,4 @@ export {
 } from './options.ts';
 export { migrate, SCHEMA_VERSION, schemaStatements, type TableNames, tableNames } from './schema.ts';
 export { SQLITE_LIMITS, type SqliteStore, sqliteStore } from './sqlite-store.ts';
+export { storeFromUrl } from './store-from-url.ts';

@@ -1,30 +1,20 @@
-import { resolve } from 'node:path';
-// `agentstore inspect <store-module> <sessionId> [--at seq] [--json]`
-// `agentstore sessions <store-module> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]`
-// <store-module> default-exports an AgentStore or a function returning one (sync or async).
-import { pathToFileURL } from 'node:url';
+// `agentstore inspect <store> <sessionId> [--at seq] [--json]`
+// `agentstore sessions <store> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]`
 import { parseArgs } from 'node:util';
 import { loadSessionAt } from '../session-at.ts';
 import { foldSession } from '../session-fold.ts';
-import type { AgentStore } from '../store.ts';
 import { renderTimeline } from '../timeline.ts';
+import { openStoreArgument, STORE_URL_ADAPTERS, StoreUrlError } from './store-url.ts';
 
 const USAGE = `usage:
-  agentstore inspect <store-module> <sessionId> [--at seq] [--json]
-  agentstore sessions <store-module> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]
-<store-module> default-exports an AgentStore, or a function returning one.`;
+  agentstore inspect <store> <sessionId> [--at seq] [--json]
+  agentstore sessions <store> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]
+<store> is one of:
+${STORE_URL_ADAPTERS.map((a) => `  ${a.example.padEnd(72)} (${a.package})`).join('\n')}
+  a module (.ts/.js) that default-exports an AgentStore, or a function returning one (any store, D1 too)
+The adapter package a URL needs is loaded from the project in the current directory.`;
 
 class UsageError extends Error {}
-
-async function openStore(modulePath: string): Promise<AgentStore> {
-  const loaded = (await import(pathToFileURL(resolve(modulePath)).href)) as { default?: unknown };
-  const exported = loaded.default;
-  const store = typeof exported === 'function' ? await (exported as () => unknown)() : exported;
-  if (!store || typeof (store as AgentStore).load !== 'function') {
-    throw new UsageError(`${modulePath} must default-export an AgentStore or a function returning one`);
-  }
-  return store as AgentStore;
-}
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -41,9 +31,15 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const [command, modulePath, sessionId] = positionals;
-  if (values.help || !command || !modulePath) throw new UsageError(USAGE);
-  const store = await openStore(modulePath);
+  const [command, storeArgument, sessionId] = positionals;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (!command || !storeArgument) throw new UsageError(USAGE);
+  if (command !== 'inspect' && command !== 'sessions') throw new UsageError(USAGE);
+  if (command === 'inspect' && !sessionId) throw new UsageError(USAGE);
+  const store = await openStoreArgument(storeArgument);
   try {
     if (command === 'inspect') {
       if (!sessionId) throw new UsageError(USAGE);
@@ -93,8 +89,8 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(
-      `${error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      `${error instanceof UsageError || error instanceof StoreUrlError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
-    process.exit(error instanceof UsageError ? 2 : 1);
+    process.exit(error instanceof UsageError || error instanceof StoreUrlError ? 2 : 1);
   },
 );
