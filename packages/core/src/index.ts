@@ -15,6 +15,7 @@ export {
   retryAfterMs,
 } from './lease-rules.ts';
 export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
+export { mapStoreErrors } from './map-store-errors.ts';
 export { createInMemoryStore, type MemoryStoreOptions, memoryStore } from './memory-store.ts';
 export {
   decodeSessionColumns,

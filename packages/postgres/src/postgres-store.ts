@@ -5,6 +5,7 @@ import {
   expiryIso,
   InvalidArgumentError,
   LeaseLostError,
+  mapStoreErrors,
   ownerMatches,
   retryAfterMs,
   SeqConflictError,
@@ -17,6 +18,7 @@ import {
   validateTtlMs,
 } from '@agentstore/core';
 import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { translatePgError } from './errors.ts';
 import { type MigrateResult, runMigrations } from './migrate.ts';
 import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';
 import { decodeMessage, decodeSession, leaseOf, type SessionRow } from './rows.ts';
@@ -130,7 +132,7 @@ export function postgresStore(
     return client.query<R>({ name, text, values });
   }
 
-  return {
+  const store: PostgresStore = {
     durable: true,
     limits,
     pool,
@@ -344,4 +346,5 @@ export function postgresStore(
       if (ownsPool) await pool.end();
     },
   };
+  return mapStoreErrors(store, (error) => translatePgError(error, { schema, preparedStatements }));
 }
