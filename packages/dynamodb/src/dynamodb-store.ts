@@ -1,13 +1,14 @@
-import { type AgentStore, InvalidArgumentError } from '@agentstore/core';
+import { type AgentStore, InvalidArgumentError, mapStoreErrors, SchemaMissingError } from '@agentstore/core';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
-import type { StoreContext } from './context.ts';
+import { errorName, type StoreContext } from './context.ts';
 import { deleteSession } from './delete-session.ts';
 import { acquireLease, releaseLease, renewLease } from './leases.ts';
 import { DYNAMODB_LIMITS } from './limits.ts';
 import { listSessions } from './list-sessions.ts';
 import { loadSession } from './load.ts';
 import { validateTableName } from './table.ts';
+import { verifyTable } from './verify-table.ts';
 
 export interface DynamoDbStoreOptions {
   /** Your client. The store uses it and never destroys it; `close()` leaves it open. */
@@ -23,6 +24,13 @@ export interface DynamoDbStoreOptions {
    * expired while it was still used fails to load with CorruptRecordError. Off by default.
    */
   ttlSeconds?: number;
+  /**
+   * Before the first operation, check the table once (read-only: DescribeTable, and
+   * DescribeTimeToLive when `ttlSeconds` is set) and fail with a typed error saying what to
+   * change when it is missing, has another layout, or has TTL off while `ttlSeconds` is set.
+   * Default true; turn off only for a role without `dynamodb:DescribeTable`.
+   */
+  verifyTable?: boolean;
 }
 
 /**
@@ -41,25 +49,48 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
   const limits = { ...DYNAMODB_LIMITS };
   let closed = false;
 
-  const open = () => {
+  // The table is verified once, before the first operation; a failed check (a missing table, a
+  // wrong layout, a passing network error) is tried again by the next operation.
+  let verified: Promise<void> | null = options.verifyTable === false ? Promise.resolve() : null;
+  const open = async () => {
     if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
+    verified ??= verifyTable(client, options.tableName, { ttl: ttlSeconds !== null }).catch(
+      (error: unknown) => {
+        verified = null;
+        throw error;
+      },
+    );
+    await verified;
     return context;
   };
 
-  return {
+  const store: AgentStore = {
     durable: true,
     limits,
-    load: async (sessionId, loadOptions) => loadSession(open(), sessionId, loadOptions),
-    append: async (sessionId, input) => appendMessages(open(), limits, sessionId, input),
-    acquireLease: async (sessionId, input) => acquireLease(open(), sessionId, input),
-    renewLease: async (sessionId, input) => renewLease(open(), sessionId, input),
-    releaseLease: async (sessionId, input) => releaseLease(open(), sessionId, input),
-    listSessions: async (input) => listSessions(open(), input),
-    deleteSession: async (sessionId) => deleteSession(open(), sessionId),
+    load: async (sessionId, loadOptions) => loadSession(await open(), sessionId, loadOptions),
+    append: async (sessionId, input) => appendMessages(await open(), limits, sessionId, input),
+    acquireLease: async (sessionId, input) => acquireLease(await open(), sessionId, input),
+    renewLease: async (sessionId, input) => renewLease(await open(), sessionId, input),
+    releaseLease: async (sessionId, input) => releaseLease(await open(), sessionId, input),
+    listSessions: async (input) => listSessions(await open(), input),
+    deleteSession: async (sessionId) => deleteSession(await open(), sessionId),
     async close() {
       if (closed) return;
       closed = true;
       if (owned) client.destroy();
     },
   };
+  // A table deleted after the check surfaces the same way as one that never existed.
+  return mapStoreErrors(store, (error) =>
+    errorName(error) === 'ResourceNotFoundException'
+      ? new SchemaMissingError(
+          {
+            store: '@agentstore/dynamodb',
+            missing: `table ${options.tableName}`,
+            fix: `create it with \`await createTable(client, '${options.tableName}')\` or from \`tableDefinition()\` in your infrastructure code.`,
+          },
+          { cause: error },
+        )
+      : error,
+  );
 }

@@ -1,0 +1,135 @@
+import { SchemaMissingError, StoreConfigurationError } from '@agentstore/core';
+import {
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  type DynamoDBClient,
+  type TableDescription,
+} from '@aws-sdk/client-dynamodb';
+import { A } from './attributes.ts';
+import { errorName } from './context.ts';
+import { tableDefinition } from './table.ts';
+
+const STORE = '@agentstore/dynamodb';
+
+export interface VerifyTableOptions {
+  /** Also require TTL enabled on the `ttl` attribute (the store sets this when `ttlSeconds` is set). */
+  ttl?: boolean;
+}
+
+export interface TableCheck {
+  /** False when the table does not exist. */
+  exists: boolean;
+  /** True when the table and all its indexes are ACTIVE. */
+  active: boolean;
+  /** What differs from `tableDefinition()`; empty when the layout matches. */
+  problems: string[];
+}
+
+const keys = (schema: { AttributeName?: string; KeyType?: string }[] | undefined) =>
+  (schema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(',');
+
+/**
+ * Compares a described table with `tableDefinition()`: key schema, key attribute types, every
+ * index of the definition (keys and projected attributes). The one declared description drives
+ * both `createTable` and this check, so a change of layout changes both.
+ */
+export function tableProblems(table: TableDescription, tableName: string): string[] {
+  const wanted = tableDefinition(tableName);
+  const problems: string[] = [];
+  if (keys(table.KeySchema) !== keys(wanted.KeySchema)) {
+    problems.push(`key schema is ${keys(table.KeySchema) || 'none'}, expected ${keys(wanted.KeySchema)}`);
+  }
+  const types = new Map((table.AttributeDefinitions ?? []).map((a) => [a.AttributeName, a.AttributeType]));
+  for (const attribute of wanted.AttributeDefinitions ?? []) {
+    const found = types.get(attribute.AttributeName);
+    if (found !== undefined && found !== attribute.AttributeType) {
+      problems.push(`attribute ${attribute.AttributeName} is ${found}, expected ${attribute.AttributeType}`);
+    }
+  }
+  for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+    const found = (table.GlobalSecondaryIndexes ?? []).find((i) => i.IndexName === index.IndexName);
+    if (!found) {
+      problems.push(`global secondary index ${index.IndexName} is missing`);
+      continue;
+    }
+    if (keys(found.KeySchema) !== keys(index.KeySchema)) {
+      problems.push(
+        `index ${index.IndexName} has keys ${keys(found.KeySchema)}, expected ${keys(index.KeySchema)}`,
+      );
+    }
+    const projection = found.Projection;
+    if (projection?.ProjectionType !== 'ALL') {
+      const projected = new Set(projection?.NonKeyAttributes ?? []);
+      const missing = (index.Projection?.NonKeyAttributes ?? []).filter((name) => !projected.has(name));
+      if (projection?.ProjectionType === 'KEYS_ONLY' || missing.length > 0) {
+        problems.push(`index ${index.IndexName} does not project ${missing.join(', ')}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Describes the table and reports how it differs from what the store needs. Read-only. */
+export async function describeTableCheck(client: DynamoDBClient, tableName: string): Promise<TableCheck> {
+  let table: TableDescription | undefined;
+  try {
+    table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+  } catch (error) {
+    if (errorName(error) === 'ResourceNotFoundException')
+      return { exists: false, active: false, problems: [] };
+    throw error;
+  }
+  if (!table) return { exists: false, active: false, problems: [] };
+  const active =
+    table.TableStatus === 'ACTIVE' &&
+    (table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
+  return { exists: true, active, problems: tableProblems(table, tableName) };
+}
+
+/** True when TTL is on (or being turned on) for the `ttl` attribute. */
+export async function ttlEnabled(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  const { TimeToLiveDescription: ttl } = await client.send(
+    new DescribeTimeToLiveCommand({ TableName: tableName }),
+  );
+  return (
+    (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') &&
+    ttl.AttributeName === A.ttl
+  );
+}
+
+/**
+ * The verify-only check of an existing table (made by `createTable`, CDK, Terraform…): it exists,
+ * its keys and indexes are those of `tableDefinition()`, and, with `ttl`, TTL is enabled on the
+ * `ttl` attribute. Needs only `dynamodb:DescribeTable` (and `DescribeTimeToLive` with `ttl`).
+ * Throws `SchemaMissingError` or `StoreConfigurationError` saying what to change.
+ */
+export async function verifyTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: VerifyTableOptions = {},
+): Promise<void> {
+  const check = await describeTableCheck(client, tableName);
+  if (!check.exists) {
+    throw new SchemaMissingError({
+      store: STORE,
+      missing: `table ${tableName}`,
+      fix: `create it once with \`await createTable(client, '${tableName}')\`, or from \`tableDefinition('${tableName}')\` in your infrastructure code (CDK, Terraform, CloudFormation).`,
+    });
+  }
+  if (check.problems.length > 0) {
+    throw new StoreConfigurationError({
+      store: STORE,
+      problem: 'table-layout',
+      detail: `table ${tableName} does not have the layout the store needs: ${check.problems.join('; ')}.`,
+      fix: `recreate it from \`tableDefinition('${tableName}')\` (or add what is missing), or point the store at a table made by \`createTable\`.`,
+    });
+  }
+  if (options.ttl && !(await ttlEnabled(client, tableName))) {
+    throw new StoreConfigurationError({
+      store: STORE,
+      problem: 'ttl-disabled',
+      detail: `ttlSeconds is set, but TTL is not enabled on the "${A.ttl}" attribute of table ${tableName}, so nothing would ever expire.`,
+      fix: `enable it (aws dynamodb update-time-to-live --table-name ${tableName} --time-to-live-specification "Enabled=true, AttributeName=${A.ttl}", or \`createTable\`), or drop ttlSeconds.`,
+    });
+  }
+}
