@@ -81,6 +81,11 @@ export interface StoreLimits {
 export interface AgentStore {
   /** True when an acknowledged append survives the process and the machine. */
   readonly durable: boolean;
+  /**
+   * Optional: when `durable` is false because of how the backend is set up (not by design, as
+   * for `memoryStore()`), what is wrong and what to change. `run()` refuses with it.
+   */
+  readonly durabilityProblem?: { store: string; detail: string; fix: string } | null;
   readonly limits: StoreLimits;
   load(sessionId: string, options?: LoadOptions): Promise<LoadResult | null>;
   /**

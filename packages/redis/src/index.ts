@@ -4,6 +4,7 @@
  */
 export type {
   DurabilityReport,
+  RedisDurability,
   RedisStoreWarning,
   RedisStoreWarningCode,
 } from './durability-check.ts';
