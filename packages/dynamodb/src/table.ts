@@ -6,7 +6,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { A, SESSIONS_INDEX } from './attributes.ts';
-import { describeTableCheck, ttlEnabled, verifyTable } from './verify-table.ts';
+import { describeTableCheck, tableLayoutError, ttlEnabled } from './verify-table.ts';
 
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
@@ -85,13 +85,16 @@ export async function createTable(
     }
   }
   const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-  while (!(await describeTableCheck(client, tableName)).active) {
+  let check = existing;
+  while (!check.active) {
     if (Date.now() > deadline)
       throw new Error(`Table ${tableName} is not ACTIVE after ${options.timeoutMs ?? 300_000} ms`);
-    await sleep(500);
+    if (check !== existing) await sleep(500);
+    check = await describeTableCheck(client, tableName);
   }
-  await verifyTable(client, tableName);
-  if (await ttlEnabled(client, tableName)) return;
+  if (check.problems.length > 0) throw tableLayoutError(tableName, check.problems);
+  // A table we just created has TTL off; an existing one is asked first (a describe-only role).
+  if (existing.exists && (await ttlEnabled(client, tableName))) return;
   try {
     await client.send(
       new UpdateTimeToLiveCommand({

@@ -86,6 +86,16 @@ export async function describeTableCheck(client: DynamoDBClient, tableName: stri
   return { exists: true, active, problems: tableProblems(table, tableName) };
 }
 
+/** The table exists with another layout than `tableDefinition()`. */
+export function tableLayoutError(tableName: string, problems: string[]): StoreConfigurationError {
+  return new StoreConfigurationError({
+    store: STORE,
+    problem: 'table-layout',
+    detail: `table ${tableName} does not have the layout the store needs: ${problems.join('; ')}.`,
+    fix: `recreate it from \`tableDefinition('${tableName}')\` (or add what is missing), or point the store at a table made by \`createTable\`.`,
+  });
+}
+
 /** True when TTL is on (or being turned on) for the `ttl` attribute. */
 export async function ttlEnabled(client: DynamoDBClient, tableName: string): Promise<boolean> {
   const { TimeToLiveDescription: ttl } = await client.send(
@@ -116,14 +126,7 @@ export async function verifyTable(
       fix: `create it once with \`await createTable(client, '${tableName}')\`, or from \`tableDefinition('${tableName}')\` in your infrastructure code (CDK, Terraform, CloudFormation).`,
     });
   }
-  if (check.problems.length > 0) {
-    throw new StoreConfigurationError({
-      store: STORE,
-      problem: 'table-layout',
-      detail: `table ${tableName} does not have the layout the store needs: ${check.problems.join('; ')}.`,
-      fix: `recreate it from \`tableDefinition('${tableName}')\` (or add what is missing), or point the store at a table made by \`createTable\`.`,
-    });
-  }
+  if (check.problems.length > 0) throw tableLayoutError(tableName, check.problems);
   if (options.ttl && !(await ttlEnabled(client, tableName))) {
     throw new StoreConfigurationError({
       store: STORE,
