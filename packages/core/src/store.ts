@@ -76,7 +76,8 @@ export interface StoreLimits {
 
 /**
  * The durable store behind `run()`. Every method is async; an adapter is a factory returning
- * a plain object. See DESIGN.md for the full contract; `@agentstore/conformance` checks it.
+ * a plain object. The contract is documented method by method below and in
+ * docs/custom-store.md; `@agentstore/conformance` checks a store against it.
  */
 export interface AgentStore {
   /** True when an acknowledged append survives the process and the machine. */

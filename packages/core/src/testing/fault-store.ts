@@ -99,7 +99,7 @@ export function faultyStore(store: AgentStore, plan: FaultPlan): FaultyStore {
 }
 
 /**
- * For users coming from `@vertz/agents`: throws on the n-th `append` without performing it
+ * Throws on the n-th `append` without performing it
  * (n = 2 is the first tool-result write), then behaves like a dead process.
  */
 export function crashAfterToolResults(store: AgentStore, n = 2): FaultyStore {
