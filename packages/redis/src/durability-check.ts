@@ -3,13 +3,16 @@ import type { Cluster, Redis } from 'ioredis';
 /**
  * `AOF_DISABLED`: appendonly no (a restart loses acknowledged appends). `AOF_FSYNC_RELAXED`:
  * appendfsync everysec (a machine crash may lose about 1 s). `AOF_FSYNC_OS`: appendfsync no (the
- * OS decides when). `DURABILITY_UNVERIFIED`: CONFIG GET failed, so nothing is known.
+ * OS decides when). `DURABILITY_UNVERIFIED`: the server refused CONFIG GET, so nothing is known.
+ * `NODE_UNREACHABLE`: the node did not answer (down, failing over); it serves no writes, and the
+ * next lease asks again.
  */
 export type RedisStoreWarningCode =
   | 'AOF_DISABLED'
   | 'AOF_FSYNC_RELAXED'
   | 'AOF_FSYNC_OS'
-  | 'DURABILITY_UNVERIFIED';
+  | 'DURABILITY_UNVERIFIED'
+  | 'NODE_UNREACHABLE';
 
 export interface RedisStoreWarning {
   code: RedisStoreWarningCode;
@@ -49,6 +52,16 @@ async function checkNode(client: Redis): Promise<RedisStoreWarning[]> {
     fields = configFields(await client.config('GET', 'append*'));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    // A reply error is the server refusing (ACL, renamed CONFIG); anything else is the network.
+    if ((error as { name?: unknown } | null)?.name !== 'ReplyError') {
+      return [
+        {
+          code: 'NODE_UNREACHABLE',
+          node,
+          message: `@agentstore/redis could not reach ${node ?? 'the server'} to check durability (${reason}); it is checked again on the next lease.`,
+        },
+      ];
+    }
     return [
       {
         code: 'DURABILITY_UNVERIFIED',
@@ -120,5 +133,8 @@ export type RedisDurability = 'fsync-always' | 'fsync-everysec' | 'accept-loss';
 /** The warnings of a report that break `required`; none means the store may claim durability. */
 export function blockingWarnings(report: DurabilityReport, required: RedisDurability): RedisStoreWarning[] {
   if (required === 'accept-loss') return [];
-  return report.warnings.filter((w) => !(required === 'fsync-everysec' && w.code === 'AOF_FSYNC_RELAXED'));
+  return report.warnings.filter(
+    (w) =>
+      w.code !== 'NODE_UNREACHABLE' && !(required === 'fsync-everysec' && w.code === 'AOF_FSYNC_RELAXED'),
+  );
 }

@@ -281,8 +281,10 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
       assertOpen();
-      // No run starts on a server whose persistence was never checked or fell short.
+      // No run starts on a server whose persistence was never checked or fell short; a node that
+      // could not be reached last time is asked again first.
       if (report === null) await durabilityCheck;
+      if (report?.warnings.some((w) => w.code === 'NODE_UNREACHABLE')) await recheckDurability();
       const problem = durabilityProblem();
       if (problem) throw new StoreConfigurationError({ ...problem, problem: 'redis-not-durable' });
       validateSessionId(sessionId);
