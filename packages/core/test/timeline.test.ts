@@ -41,14 +41,19 @@ it('renders a session with a durability error as a readable timeline', async () 
   expect(lines.at(-1)).toBe('#5 assistant Escalated to on-call.');
 });
 
-it('shows how each result was obtained when the result records its origin', async () => {
+/** A finished session with one postSlack call and its result. */
+async function oneCallSession(sessionId: string) {
   const store = durableMemoryStore();
-  const agent = triageAgent(sideEffectLedger());
   const llm = scriptedLlm([
     { text: 'Posting.', toolCalls: [{ id: 'post', name: 'postSlack', input: { text: 'hi' } }] },
     { text: 'Done.' },
   ]);
-  await run(agent, { store, sessionId: 'o-1', message: 'go', llm });
+  await run(triageAgent(sideEffectLedger()), { store, sessionId, message: 'go', llm });
+  return store;
+}
+
+it('shows how each result was obtained when the result records its origin', async () => {
+  const store = await oneCallSession('o-1');
   const loaded = (await store.load('o-1'))!;
   const withOrigin = (via: string, attempt: number) => ({
     ...loaded,
@@ -64,13 +69,7 @@ it('shows how each result was obtained when the result records its origin', asyn
 });
 
 it('--at shows the session as of that seq: its time, and says the lease is not known', async () => {
-  const store = durableMemoryStore();
-  const agent = triageAgent(sideEffectLedger());
-  const llm = scriptedLlm([
-    { text: 'Posting.', toolCalls: [{ id: 'post', name: 'postSlack', input: { text: 'hi' } }] },
-    { text: 'Done.' },
-  ]);
-  await run(agent, { store, sessionId: 'at-1', message: 'go', llm });
+  const store = await oneCallSession('at-1');
   const today = (await store.load('at-1'))!;
   const at2 = (await loadSessionAt(store, 'at-1', 2))!;
   expect(at2.asOf).toEqual({
