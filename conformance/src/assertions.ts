@@ -88,6 +88,24 @@ export async function expectStoreError(
   return violation(`${what}: expected an error with code ${code}, but it resolved with ${preview(result)}`);
 }
 
+/** Why a store would report a conflict at the head it reads: its own writes are not atomic. */
+export const NOT_ATOMIC_CAUSE =
+  'the append is not atomic: its messages and its head move are separate writes, so another reader (or a crash between them) sees messages beyond the head; write both in one transaction or one conditional request';
+
+/**
+ * A `SeqConflictError`'s `actualSeq` must be null or the stored head. One equal to the caller's
+ * `expectedSeq` means the store refused an append at the head it saw: rows beyond the head.
+ */
+export function assertConflictHead(error: Record<string, unknown>, head: number, what: string): void {
+  if (error.actualSeq === null) return;
+  if (error.actualSeq === error.expectedSeq && error.actualSeq !== head) {
+    violation(
+      `${what}: SeqConflictError says the head is ${String(error.actualSeq)}, which is the expectedSeq it refused — ${NOT_ATOMIC_CAUSE}`,
+    );
+  }
+  assertEqual(error.actualSeq, head, `${what}: SeqConflictError.actualSeq (null or the stored head)`);
+}
+
 export function assertFacts(error: StoreError, facts: Record<string, unknown>, what: string): void {
   for (const [key, value] of Object.entries(facts)) {
     assertEqual(error[key], value, `${what}: ${error.name}.${key}`);

@@ -1,9 +1,10 @@
 import type { AgentStore } from '@agentstore/core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { deleteCreated, trackSessions } from './session-tracker.ts';
 import type { ConformanceTarget, StoreCapabilities } from './target.ts';
 
 /** What a check may need beyond the contract. A check is registered only when the target offers all it needs. */
-export type Capability = 'raw' | 'corrupt' | 'floor' | 'durable';
+export type Capability = 'raw' | 'corrupt' | 'floor' | 'durable' | 'process';
 
 export interface CheckContext {
   store: AgentStore;
@@ -33,6 +34,8 @@ export function offeredCapabilities(target: ConformanceTarget): Set<Capability> 
   if (target.capabilities?.corrupt) offered.add('corrupt');
   if (target.capabilities?.floor) offered.add('floor');
   if (target.durable !== false) offered.add('durable');
+  // Another process can open the same data: the target names its module and how to reopen it.
+  if (target.module && target.reopen !== undefined && target.multiProcess !== false) offered.add('process');
   return offered;
 }
 
@@ -46,28 +49,54 @@ export function applicableChecks(
 }
 
 /**
+ * A spec's store, and the target its checks see: every session written through either (the
+ * spec's store, or a second store a check creates) is remembered, and `cleanup` deletes them all,
+ * so the kit leaves nothing behind in a shared database.
+ */
+export async function openSpecContext(
+  target: ConformanceTarget,
+): Promise<{ ctx: CheckContext; cleanup: () => Promise<void> }> {
+  const inner = await target.createStore();
+  const { store, created } = trackSessions(inner);
+  const tracked: ConformanceTarget = {
+    ...target,
+    createStore: async () => trackSessions(await target.createStore(), created).store,
+  };
+  return {
+    ctx: { store, target: tracked, capabilities: target.capabilities ?? {} },
+    async cleanup() {
+      try {
+        await deleteCreated(inner, created);
+      } finally {
+        if (target.destroyStore) await target.destroyStore(inner);
+        else await inner.close();
+      }
+    },
+  };
+}
+
+/**
  * Registers a spec's checks as vitest tests, with one store per spec file: created in
- * `beforeAll`, destroyed in `afterAll`. Checks the target cannot run are not registered at all.
+ * `beforeAll`; in `afterAll` every session the spec wrote is deleted and the store destroyed.
+ * Checks the target cannot run are not registered at all.
  */
 export function describeSpec(target: ConformanceTarget, spec: ConformanceSpec): void {
   const applicable = applicableChecks(target, spec.checks);
   if (applicable.length === 0) return;
   describe(`${target.name}: ${spec.title}`, () => {
-    let store: AgentStore | undefined;
+    let opened: Awaited<ReturnType<typeof openSpecContext>> | undefined;
     beforeAll(async () => {
-      store = await target.createStore();
+      opened = await openSpecContext(target);
     });
     afterAll(async () => {
-      if (!store) return;
-      if (target.destroyStore) await target.destroyStore(store);
-      else await store.close();
+      await opened?.cleanup();
     });
     for (const check of applicable) {
       it(
         check.name,
         async () => {
-          if (!store) throw new Error(`${target.name}: createStore() did not return a store`);
-          await check.run({ store, target, capabilities: target.capabilities ?? {} });
+          if (!opened) throw new Error(`${target.name}: createStore() did not return a store`);
+          await check.run(opened.ctx);
         },
         check.timeoutMs,
       );

@@ -7,6 +7,7 @@ export {
   assertUnchanged,
   ConformanceViolation,
   expectStoreError,
+  NOT_ATOMIC_CAUSE,
   type SessionSnapshot,
   snapshot,
 } from './assertions.ts';
@@ -22,6 +23,11 @@ export {
 export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
+export {
+  atomicityObservedChecks,
+  atomicityObservedSpec,
+  describeAtomicityObserved,
+} from './specs/atomicity-observed.ts';
 export { concurrencyChecks, concurrencySpec, describeConcurrency } from './specs/concurrency.ts';
 export { corruptRecordChecks, corruptRecordSpec, describeCorruptRecords } from './specs/corrupt-records.ts';
 export { crashMatrixChecks, crashMatrixSpec, describeCrashMatrix } from './specs/crash-matrix.ts';
@@ -29,6 +35,12 @@ export { describeHostileIds, HOSTILE_TEXTS, hostileIdChecks, hostileIdSpec } fro
 export { describeIsolation, isolationChecks, isolationSpec } from './specs/isolation.ts';
 export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
 export { describeLimits, limitChecks, limitSpec, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
+export {
+  DEFAULT_LONG_SESSION_MESSAGES,
+  describeLongSessions,
+  longSessionChecks,
+  longSessionSpec,
+} from './specs/long-session.ts';
 export {
   DEFAULT_MAX_FLOOR_RATIO,
   describePerfGate,
@@ -39,6 +51,8 @@ export {
   perfGateSpec,
   type RatioMeasurement,
 } from './specs/perf-gate.ts';
+export { describeProcessTier, processTierChecks, processTierSpec } from './specs/process-tier.ts';
+export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
 export type {
   ConformanceTarget,
   RawAppendFloor,
@@ -47,3 +61,4 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './target.ts';
+export { openTargetModule, targetFromModule } from './target-module.ts';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   type BenchReport,
@@ -16,6 +16,11 @@ import {
 } from '../src/bench/index.ts';
 
 const repoRoot = join(import.meta.dirname, '../..');
+// Targets are modules, as a user passes them: the kit's own memory baseline and the custom
+// node:sqlite store of docs/custom-store.md (adapters bench their own targets in their packages).
+const memoryTarget = join(import.meta.dirname, '../src/bench/memory-target.ts');
+const customTarget = join(repoRoot, 'docs/examples/custom-store/conformance-target.ts');
+const unopenable = join(import.meta.dirname, 'fixtures/unopenable-target.ts');
 const scratch = mkdtempSync(join(tmpdir(), 'agentstore-bench-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -100,7 +105,9 @@ function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: bo
     expectLatency(result.floor!, options.iterations);
     positive(result.floorRatio!);
     expect(result.floorRatio!).toBeCloseTo(result.append.p50Us / result.floor!.p50Us, 2);
-    positive(result.roundTrips.floorPerAppend!);
+    // A floor's round trips are counted only by a target that counts them.
+    if (result.roundTrips.method === 'driver') positive(result.roundTrips.floorPerAppend!);
+    else expect(result.roundTrips.floorPerAppend).toBeNull();
   } else {
     expect(result.floor).toBeNull();
     expect(result.floorRatio).toBeNull();
@@ -154,27 +161,28 @@ function expectChart(svg: string, stores: string[]) {
 describe('agentstore-bench, in process (quick mode)', () => {
   let report: BenchReport;
 
-  it('measures memory and sqlite: every figure, ratio to the floor, the machine', {
+  it('measures the memory baseline and a custom store from their target modules: every figure, the floor, the machine', {
     timeout: 60_000,
   }, async () => {
-    report = await runBench({ stores: ['memory', 'sqlite'], quick: true });
+    report = await runBench({ targets: [memoryTarget, customTarget], quick: true });
     expect(report.options.quick).toBe(true);
     expect(report.stores.map((s) => [s.store, s.status])).toEqual([
-      ['memory', 'ok'],
-      ['sqlite', 'ok'],
+      ['memory (test store)', 'ok'],
+      ['node:sqlite custom store', 'ok'],
     ]);
-    const [memory, sqlite] = report.stores.filter(isMeasured);
+    const [memory, custom] = report.stores.filter(isMeasured);
     expectComplete(memory!, report, false);
-    expectComplete(sqlite!, report, true);
-    // No driver under the memory store: store calls are counted, and said so.
+    expectComplete(custom!, report, true);
+    // Neither target counts round trips: store calls are counted, and said so.
     expect(memory!.roundTrips.method).toBe('store-calls');
     expect(memory!.roundTrips.perAppend).toBe(1);
     expect(memory!.bytes.source).toBe('load');
-    // SQLite's statements are counted at better-sqlite3; its bytes are read back raw.
-    expect(sqlite!.roundTrips.method).toBe('driver');
-    expect(sqlite!.roundTrips.unit).toMatch(/SQLite statements/);
-    expect(sqlite!.bytes.source).toBe('raw-reader');
-    expect(sqlite!.server).toMatch(/^SQLite 3\.\d+/);
+    expect(memory!.notes.join()).toMatch(/in-process test store/);
+    // The custom store's floor and raw reader are used as declared.
+    expect(custom!.roundTrips.method).toBe('store-calls');
+    expect(custom!.floor).not.toBeNull();
+    expect(custom!.bytes.source).toBe('raw-reader');
+    expect(custom!.server).toBe('node:sqlite custom store');
     expect(report.machine.cpuCount).toBeGreaterThan(0);
     expect(report.machine.cpuModel).not.toBe('');
     positive(report.machine.totalMemoryBytes);
@@ -184,14 +192,14 @@ describe('agentstore-bench, in process (quick mode)', () => {
   it('prints a table and draws one bar per store', () => {
     const table = formatTable(report);
     expect(table).toMatch(/^store\s+append p50\s+p99\s+mean\s+floor p50\s+vs floor/m);
-    expect(table).toMatch(/^memory\s+\S+ µs/m);
-    expect(table).toMatch(/^sqlite\s+\S+ (µs|ms)/m);
+    expect(table).toMatch(/^memory \(test store\)\s+\S+ µs/m);
+    expect(table).toMatch(/^node:sqlite custom store\s+\S+ (µs|ms)/m);
     expect(table).toContain('Machine: ');
-    expectChart(renderChart(report), ['memory', 'sqlite']);
+    expectChart(renderChart(report), ['memory (test store)', 'node:sqlite custom store']);
   });
 });
 
-/** Runs the CLI from its TypeScript source in a child Node, from the repo root so the adapters resolve. */
+/** Runs the CLI from its TypeScript source in a child Node, as a user's shell would run the bin. */
 function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(
@@ -213,22 +221,27 @@ function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
 }
 
 describe('agentstore-bench CLI', () => {
-  it('measures sqlite, skips a backend whose server is missing, writes JSON and an SVG chart', {
+  it('measures a custom store, skips a target that cannot open, writes JSON and an SVG chart', {
     timeout: 60_000,
   }, async () => {
     const json = join(scratch, 'out/results.json');
     const chart = join(scratch, 'out/chart.svg');
-    // No redis-server on this PATH (only node's own directory), and no server URL to fall back on.
-    const { AGENTSTORE_REDIS_URL: _ignored, ...env } = process.env;
-    const { code, stdout, stderr } = await cli(
-      ['--store', 'redis,sqlite', '--quick', '--concurrency', '1,4', '--json', json, '--chart', chart],
-      { ...env, PATH: dirname(process.execPath) },
-    );
-    expect(stderr).toContain('agentstore-bench: sqlite (2/2) append');
+    const { code, stdout, stderr } = await cli([
+      '--target',
+      `${unopenable},${customTarget}`,
+      '--quick',
+      '--concurrency',
+      '1,4',
+      '--json',
+      json,
+      '--chart',
+      chart,
+    ]);
+    expect(stderr).toContain('agentstore-bench: node:sqlite custom store (2/2) append');
     expect(code).toBe(0);
     expect(stdout).toMatch(/^store\s+append p50/m);
-    expect(stdout).toMatch(/^sqlite\s+\S+ (µs|ms)/m);
-    expect(stdout).toMatch(/^redis: skipped — redis-server was not found/m);
+    expect(stdout).toMatch(/^node:sqlite custom store\s+\S+ (µs|ms)/m);
+    expect(stdout).toMatch(/^unopenable-target\.ts: skipped — example-server was not found/m);
 
     const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
     expect(report.options.concurrency).toEqual([1, 4]);
@@ -245,14 +258,14 @@ describe('agentstore-bench CLI', () => {
     ] as const) {
       expect(report.machine[key]).toBeTruthy();
     }
-    expectChart(readFileSync(chart, 'utf8'), ['sqlite']);
+    expectChart(readFileSync(chart, 'utf8'), ['node:sqlite custom store']);
   });
 
   it('exits 2 on a usage error, naming the problem', async () => {
-    const unknown = await cli(['--store', 'sqlite,oracle']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown store "oracle"');
-    expect(unknown.stderr).toContain('Usage: agentstore-bench');
+    const none = await cli(['--quick']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--target names no target module');
+    expect(none.stderr).toContain('Usage: agentstore-bench');
     expect((await cli(['--payload', '10'])).code).toBe(2);
     expect((await cli(['--concurrency', '1,zero'])).code).toBe(2);
     expect((await cli(['--no-such-flag'])).code).toBe(2);
@@ -264,13 +277,25 @@ describe('agentstore-bench CLI', () => {
 
 describe('bench options and progress', () => {
   it('quick mode lowers iterations and sessions; explicit values win', () => {
-    const quick = parseBenchArgs(['--quick']).options;
+    const quick = parseBenchArgs(['--quick', '--target', 'a.ts,b.ts']).options;
     expect(quick).toMatchObject({ quick: true, iterations: 20, sessions: 16, steps: 10, payloadBytes: 300 });
-    expect(quick.stores).toEqual(['memory', 'sqlite', 'postgres', 'redis', 'dynamodb', 'd1']);
-    const custom = parseBenchArgs(['--quick', '--iterations', '50', '--concurrency', '32,1,8,8']).options;
+    expect(quick.targets).toEqual([join(process.cwd(), 'a.ts'), join(process.cwd(), 'b.ts')]);
+    const custom = parseBenchArgs([
+      '-t',
+      'a.ts',
+      '--quick',
+      '--iterations',
+      '50',
+      '--concurrency',
+      '32,1,8,8',
+    ]).options;
     expect(custom.iterations).toBe(50);
     expect(custom.concurrency).toEqual([1, 8, 32]);
-    expect(parseBenchArgs([]).options).toMatchObject({ quick: false, iterations: 200, sessions: 200 });
+    expect(parseBenchArgs(['-t', 'a.ts']).options).toMatchObject({
+      quick: false,
+      iterations: 200,
+      sessions: 200,
+    });
   });
 
   it('draws a bar in place on a terminal and writes plain lines elsewhere', () => {

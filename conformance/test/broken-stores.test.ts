@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   appendLoadChecks,
   atomicityChecks,
+  atomicityObservedChecks,
   type CheckContext,
   type ConformanceCheck,
   ConformanceViolation,
@@ -11,8 +13,13 @@ import {
   hostileIdChecks,
   isolationChecks,
   leaseChecks,
+  longSessionChecks,
+  openTargetModule,
   perfGateChecks,
+  processTierChecks,
+  retentionChecks,
 } from '../src/index.ts';
+import type { SplitFlaw } from './support/split-store.ts';
 import { type Flaws, tableStore } from './support/table-store.ts';
 
 function contextFor(flaws: Flaws, roundTripUs = 0): CheckContext {
@@ -111,5 +118,98 @@ describe('the kit catches broken stores', () => {
   it('a store that makes five round trips per append fails the perf gate', async () => {
     const ctx = contextFor({ chatty: true }, 300);
     await expectViolation(ctx, perfGateChecks, 'perf gate: store.append');
+  });
+
+  it('retention that deletes a session holding a live lease', async () => {
+    const ctx = contextFor({ retentionIgnoresLease: true });
+    await expectViolation(ctx, retentionChecks, 'deleteIdleSessions removes idle sessions whole');
+  });
+
+  it('retention that leaves the session row behind its deleted messages', async () => {
+    const ctx = contextFor({ retentionLeavesSession: true });
+    await expectViolation(ctx, retentionChecks, 'deleteIdleSessions removes idle sessions whole');
+  });
+
+  it('a long session loaded out of order', async () => {
+    const { store, capabilities } = tableStore({ flaws: { reorders: true } });
+    const target = { name: 'broken', createStore: () => store, capabilities, longSessionMessages: 2_000 };
+    await expectViolation({ store, capabilities, target }, longSessionChecks, 'a long session loads whole');
+  });
+});
+
+describe('broken stores on a real database (node:sqlite file), through their target modules', () => {
+  const fixture = (flaw: SplitFlaw) => join(import.meta.dirname, 'fixtures', `${flaw}-store.ts`);
+  const opened: CheckContext[] = [];
+  afterAll(async () => {
+    for (const ctx of opened.splice(0)) await ctx.store.close();
+  });
+  async function open(flaw: SplitFlaw): Promise<CheckContext> {
+    const target = await openTargetModule(fixture(flaw));
+    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
+    opened.push(ctx);
+    return ctx;
+  }
+  const notAtomic = /append is not atomic: its messages and its head move are separate writes/;
+
+  it.each(['split-null', 'split-head'] as const)(
+    '%s: a second store instance and the raw reader see messages beyond the head while it appends',
+    async (flaw) => {
+      const ctx = await open(flaw);
+      const observed = check(atomicityObservedChecks, 'while one store appends');
+      await expect(observed.run(ctx)).rejects.toThrow(notAtomic);
+      // This store's load reads every row after afterSeq, so a second instance sees them too.
+      await expect(observed.run({ ...ctx, capabilities: {} })).rejects.toThrow(
+        /a second store instance loaded .* with headSeq \d+ and \d+ messages — messages beyond the head: the append is not atomic/,
+      );
+    },
+  );
+
+  it.each(['split-null', 'split-head'] as const)(
+    '%s: SIGKILLed in a child process between its two statements, it leaves rows beyond the head',
+    { timeout: 240_000 },
+    async (flaw) => {
+      const ctx = await open(flaw);
+      const tier = check(processTierChecks, 'process tier: 8 child processes SIGKILLed inside appends');
+      await expect(tier.run(ctx)).rejects.toThrow(
+        /after a SIGKILL on event-loop turn 1 inside append #1 \(expectedSeq 0\) after 0 acknowledged appends, the crash left \d+ message rows beyond the head 0 \(no session row at all\)/,
+      );
+      // Without a raw reader the next append at the head is what fails, named for the same cause,
+      // whichever actualSeq the store reports.
+      const error = await tier.run({ ...ctx, capabilities: {} }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConformanceViolation);
+      expect((error as Error).message).toMatch(
+        /an append at the loaded head \d+ fails with SeqConflictError \(actualSeq (null|\d+)\): the crash left the session unwritable/,
+      );
+      expect((error as Error).message).toMatch(notAtomic);
+    },
+  );
+
+  it('split-head: a loser of the race reports the head it refused, named as the non-atomic write it is', async () => {
+    const ctx = await open('split-head');
+    await expect(
+      check(concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq').run(ctx),
+    ).rejects.toThrow(
+      /SeqConflictError says the head is 2, which is the expectedSeq it refused — the append is not atomic/,
+    );
+  });
+
+  it('no-seq-check: concurrent writers all commit, and the message says why', async () => {
+    const ctx = await open('no-seq-check');
+    await expect(
+      check(concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq').run(ctx),
+    ).rejects.toThrow(/8 committed .* the store does not check expectedSeq against the stored head/);
+    await expectViolation(ctx, atomicityChecks, 'a seq conflict writes nothing');
+  });
+
+  it('the correct node:sqlite store passes the observer and the process tier', {
+    timeout: 240_000,
+  }, async () => {
+    const target = await openTargetModule(
+      join(import.meta.dirname, '../../docs/examples/custom-store/conformance-target.ts'),
+    );
+    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
+    opened.push(ctx);
+    await check(atomicityObservedChecks, 'while one store appends').run(ctx);
+    for (const tier of processTierChecks) await tier.run(ctx);
   });
 });

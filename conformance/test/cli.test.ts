@@ -45,6 +45,17 @@ describe('agentstore-conformance CLI', () => {
     expect(code).toBe(1);
   });
 
+  it('fails the split store (messages and head in two statements, actualSeq null), naming the non-atomic append', {
+    timeout: 240_000,
+  }, async () => {
+    const { code, output } = await cli('test/fixtures/split-null-store.ts');
+    expect(output).toMatch(/Tests\s+\d+ failed/);
+    expect(output).toContain('atomicity seen from outside');
+    expect(output).toContain('process tier');
+    expect(output).toMatch(/the append is not atomic: its messages and its head move are separate writes/);
+    expect(code).toBe(1);
+  });
+
   it('passes the custom-store example from the docs, with every capability', {
     timeout: 180_000,
   }, async () => {
@@ -53,6 +64,9 @@ describe('agentstore-conformance CLI', () => {
     expect(output).not.toMatch(/failed/);
     // Registered only because the example declares raw, corrupt and floor.
     expect(output).toContain('the raw reader sees exactly what load returns');
+    // Registered because the example declares `reopen`: real SIGKILLs of child processes.
+    expect(output).toMatch(/process tier: 8 child processes SIGKILLed inside appends/);
+    expect(output).toContain('a second store instance and the raw reader never see part of one');
     expect(output).toMatch(/\[agentstore perf\] node:sqlite custom store: append 3×300 B p50/);
     expect(code).toBe(0);
   });

@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import { describeAgentStoreConformance } from '../src/index.ts';
 import { tableStore } from './support/table-store.ts';
 
@@ -11,4 +12,12 @@ describeAgentStoreConformance({
   // One backend shared by every spec file, as a real database would be.
   destroyStore: () => {},
   capabilities: backend.capabilities,
+});
+
+// Suites run in order, each deleting what it wrote when it ends: by now the database is empty.
+describe('after every spec', () => {
+  it('the kit left nothing behind in the shared database', async () => {
+    expect((await backend.store.listSessions({ limit: 10_000 })).sessions).toEqual([]);
+    expect(await backend.capabilities.raw.messages('anything')).toEqual([]);
+  });
 });

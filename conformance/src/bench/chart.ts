@@ -187,11 +187,8 @@ export function renderChart(report: BenchReport): string {
     `Machine: ${describeMachine(report.machine)}. ${report.startedAt.slice(0, 10)}.`,
     report.note,
     ...(skipped.length ? [`Not measured: ${skipped.join(', ')}.`] : []),
-    ...(measured.some((r) => r.store === 'd1')
-      ? [
-          'D1 is timed from Node through miniflare’s proxy (~2 ms per call): see packages/d1/bench for times inside the Worker.',
-        ]
-      : []),
+    // What a target says must stand beside its numbers (e.g. D1 timed through miniflare's proxy).
+    ...new Set(measured.flatMap((r) => r.notes.map((note) => `${r.store}: ${note}`))),
   ];
   footer.forEach((line, i) => {
     body.push(text(20, y + i * 16, line, 'class="footer"'));

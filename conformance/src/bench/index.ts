@@ -3,10 +3,9 @@
  * @module @agentstore/conformance/bench
  */
 export { renderChart } from './chart.ts';
-export { type CountedBackend, countStoreCalls, openCountedBackend } from './counted/index.ts';
 export { formatBytes, formatCount, formatMicros, formatRatio } from './format.ts';
 export { describeMachine, type MachineInfo, machineInfo } from './machine.ts';
-export { measureBackend, measurePhases, type PhaseReporter } from './measure.ts';
+export { measurePhases, measureTarget, type PhaseReporter } from './measure.ts';
 export {
   BENCH_DEFAULTS,
   BENCH_USAGE,
@@ -35,6 +34,7 @@ export {
 export { type BenchHooks, type BenchProgress, runBench } from './run-bench.ts';
 export { type InterleavedSampling, sampleInterleaved, type TimedSide } from './sampler.ts';
 export { type LatencyStats, latencyStats, median, percentile } from './stats.ts';
+export { countStoreCalls } from './store-calls.ts';
 export { formatTable } from './table.ts';
 export {
   compareVariants,

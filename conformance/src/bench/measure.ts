@@ -7,12 +7,12 @@ import {
   run,
 } from '@agentstore/core';
 import type { RawAppendFloor, RawReader } from '@agentstore/core/testing';
-import type { OpenBackend } from '../backends/registry.ts';
-import { type CountedBackend, countStoreCalls, openCountedBackend } from './counted/index.ts';
+import type { OpenTestTarget } from '../target.ts';
 import type { BenchOptions } from './options.ts';
 import type { BytesResult, ConcurrencyResult, LoopResult, MeasuredStore, RoundTrips } from './report.ts';
 import { sampleInterleaved, type TimedSide } from './sampler.ts';
 import { latencyStats, median, round } from './stats.ts';
+import { countStoreCalls } from './store-calls.ts';
 import { type BenchLoop, benchLoop, benchSessionInit, benchState, payloadBatch } from './workload.ts';
 
 /** Reports the phase a store is in and how far along it is. */
@@ -97,48 +97,78 @@ async function durableRun(store: AgentStore, loop: BenchLoop, id: string): Promi
   if (result.status !== 'complete') throw new Error(`a benchmark run ended with status ${result.status}`);
 }
 
+/** What round trips are counted on: the timed store itself, by the target's own counter, or its `store.*` calls. */
+interface RoundTripCounter {
+  method: 'driver' | 'store-calls';
+  unit: string;
+  store: AgentStore;
+  floor: RawAppendFloor | null;
+  count(subject: AgentStore | RawAppendFloor): number;
+}
+
+function roundTripCounter(target: OpenTestTarget, store: AgentStore): RoundTripCounter {
+  const floor = target.capabilities?.floor ?? null;
+  if (target.roundTrips) {
+    const count = target.roundTrips.bind(target);
+    return {
+      method: 'driver',
+      unit: target.roundTripUnit ?? 'round trips (as the target counts them)',
+      store,
+      floor,
+      count,
+    };
+  }
+  // No counter at the driver: count `store.*` calls on a wrapper of the same store, and say so.
+  const calls = countStoreCalls(store);
+  return {
+    method: 'store-calls',
+    unit: 'store.* calls (the target counts no round trips)',
+    store: calls.store,
+    floor: null,
+    count: () => calls.count(),
+  };
+}
+
 async function measureRoundTrips(
-  counted: CountedBackend,
+  counter: RoundTripCounter,
   loop: BenchLoop,
   options: BenchOptions,
   created: string[],
-  fallbackReason: string | null,
 ): Promise<RoundTrips> {
-  const counts = async (call: () => Promise<void>) => {
-    const before = counted.count();
+  const counts = async (subject: AgentStore | RawAppendFloor, call: () => Promise<void>) => {
+    const before = counter.count(subject);
     await call();
-    return counted.count() - before;
+    return counter.count(subject) - before;
   };
-  const appender = await leasedAppender(counted.store, created, options.payloadBytes);
+  const appender = await leasedAppender(counter.store, created, options.payloadBytes);
   // The first calls on a connection may prepare statements or load scripts: not counted.
   for (let i = 0; i < 2; i++) await appender.prepare()();
   const perAppend: number[] = [];
-  for (let i = 0; i < 5; i++) perAppend.push(await counts(appender.prepare()));
+  for (let i = 0; i < 5; i++) perAppend.push(await counts(counter.store, appender.prepare()));
 
   let floorPerAppend: number | null = null;
-  if (counted.floor) {
-    const floor = await floorAppender(counted.store, counted.floor, created, options.payloadBytes);
+  if (counter.floor) {
+    const floor = await floorAppender(counter.store, counter.floor, created, options.payloadBytes);
     for (let i = 0; i < 2; i++) await floor.prepare()();
     const perFloor: number[] = [];
-    for (let i = 0; i < 5; i++) perFloor.push(await counts(floor.prepare()));
+    for (let i = 0; i < 5; i++) perFloor.push(await counts(counter.floor, floor.prepare()));
     floorPerAppend = median(perFloor);
   }
 
   const warmId = sessionId('count-warm');
   const countedId = sessionId('count');
   created.push(warmId, countedId);
-  await durableRun(counted.store, loop, warmId);
-  const calls = countStoreCalls(counted.store);
-  const perRun = await counts(() => durableRun(calls.store, loop, countedId));
+  await durableRun(counter.store, loop, warmId);
+  const calls = countStoreCalls(counter.store);
+  const perRun = await counts(counter.store, () => durableRun(calls.store, loop, countedId));
   return {
-    method: counted.method,
-    unit: counted.unit,
+    method: counter.method,
+    unit: counter.unit,
     perAppend: median(perAppend),
     floorPerAppend,
     perRun,
     perStep: round(perRun / options.steps, 2),
     storeCallsPerRun: calls.count(),
-    fallbackReason,
   };
 }
 
@@ -256,25 +286,14 @@ async function measureThroughput(
   };
 }
 
-const NOTES: Partial<Record<string, string>> = {
-  memory:
-    'in-process test store: no I/O and no floor; its durable overhead is the bookkeeping of durable mode itself.',
-  sqlite: 'in-process: "round trips" are SQLite statements executed; each append commits with an fsync.',
-  dynamodb: 'DynamoDB Local (Java) answers for the service here: its latency is the JVM’s, not AWS’s.',
-  d1:
-    'D1 is reached from Node through miniflare’s proxy, ~2 ms per call: these times measure the proxy, not D1. ' +
-    'Ratios to the floor still compare like with like; for times inside the Worker run `pnpm --filter @agentstore/d1 bench` (packages/d1/bench).',
-};
-
-/** Every figure for one opened backend. */
-export async function measureBackend(
-  backend: OpenBackend,
+/** Every figure for one opened target. */
+export async function measureTarget(
+  target: OpenTestTarget,
   options: BenchOptions,
   report: PhaseReporter,
   signal?: AbortSignal,
 ): Promise<MeasuredStore> {
   const started = performance.now();
-  const { target } = backend;
   const server = await target
     .describe()
     .catch((error: unknown) => `${target.name} (describe() failed: ${(error as Error).message})`);
@@ -283,7 +302,6 @@ export async function measureBackend(
   const raw = target.capabilities?.raw ?? null;
   const loop = benchLoop(options.steps, options.payloadBytes);
   const created: string[] = [];
-  let counted: CountedBackend | null = null;
   try {
     report('append', 0, options.iterations);
     const appender = await leasedAppender(store, created, options.payloadBytes);
@@ -302,12 +320,8 @@ export async function measureBackend(
     const floorStats = floorTimes ? latencyStats(floorTimes) : null;
 
     report('round trips', 0, 1);
-    const opened = await openCountedBackend(backend);
-    counted = opened.counted;
-    const roundTrips = await measureRoundTrips(counted, loop, options, created, opened.fallbackReason);
-    // Its connections (for D1, a second miniflare) must not sit beside the timings that follow.
-    await counted.close();
-    counted = null;
+    // Counted on the very store just timed, by the target's own counter.
+    const roundTrips = await measureRoundTrips(roundTripCounter(target, store), loop, options, created);
     report('round trips', 1, 1);
 
     report('loop', 0, options.loopIterations);
@@ -354,12 +368,9 @@ export async function measureBackend(
       }),
     );
 
-    const notes = [
-      NOTES[backend.name],
-      roundTrips.fallbackReason && `round trips: ${roundTrips.fallbackReason}`,
-    ].filter((note): note is string => Boolean(note));
+    const notes = [...(target.notes ?? [])];
     return {
-      store: backend.name,
+      store: target.name,
       status: 'ok',
       name: target.name,
       server,
@@ -374,10 +385,6 @@ export async function measureBackend(
       durationMs: round(performance.now() - started),
     };
   } finally {
-    try {
-      await counted?.close();
-    } finally {
-      await (target.destroyStore ? target.destroyStore(store) : store.close());
-    }
+    await (target.destroyStore ? target.destroyStore(store) : store.close());
   }
 }

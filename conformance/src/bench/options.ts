@@ -1,10 +1,10 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BACKEND_NAMES, type BackendName, isBackendName } from '../backends/registry.ts';
 import { MIN_PAYLOAD_BYTES } from './workload.ts';
 
 export interface BenchOptions {
-  /** Backends to measure, in this order. */
-  stores: BackendName[];
+  /** Target modules (files or URLs) to measure, in this order: the files agentstore-conformance takes. */
+  targets: string[];
   /** Tool steps per scripted session. */
   steps: number;
   /** Sessions run at each concurrency level. */
@@ -53,15 +53,10 @@ const positiveInteger = (name: string, value: number, max = Number.MAX_SAFE_INTE
 };
 
 /** Fills defaults (quick or full) and rejects what cannot be measured. */
-export function resolveBenchOptions(input: BenchInput = {}): BenchOptions {
+export function resolveBenchOptions(input: BenchInput = {}, { forHelp = false } = {}): BenchOptions {
   const quick = input.quick ?? false;
-  const stores = input.stores ?? [...BACKEND_NAMES];
-  if (stores.length === 0) throw new BenchUsageError('--store names no backend');
-  for (const name of stores as string[]) {
-    if (!isBackendName(name)) {
-      throw new BenchUsageError(`unknown store "${name}"; choose from ${BACKEND_NAMES.join(', ')}`);
-    }
-  }
+  const targets = input.targets ?? [];
+  if (targets.length === 0 && !forHelp) throw new BenchUsageError('--target names no target module');
   const iterations = positiveInteger(
     'iterations',
     input.iterations ?? (quick ? QUICK_DEFAULTS.iterations : BENCH_DEFAULTS.iterations),
@@ -80,7 +75,7 @@ export function resolveBenchOptions(input: BenchInput = {}): BenchOptions {
   if (concurrency.length === 0) throw new BenchUsageError('--concurrency names no level');
   for (const level of concurrency) positiveInteger('concurrency', level, 1024);
   return {
-    stores: [...new Set(stores)],
+    targets: [...new Set(targets)],
     steps: positiveInteger('steps', input.steps ?? BENCH_DEFAULTS.steps, 1000),
     sessions: positiveInteger(
       'sessions',
@@ -101,8 +96,11 @@ Measures what durability costs on each store, on this machine: append latency ag
 raw driver's cheapest correct append (the floor), round trips per append, a scripted agent
 loop durable vs stateless, steps/s under concurrency, and bytes written per step.
 
-  --store <list>        backends, comma-separated (default: all)
-                        ${BACKEND_NAMES.join(', ')}
+  --target <modules>    target module files, comma-separated (required): the files
+                        agentstore-conformance takes; built-in stores publish theirs
+                        as @agentstore/<name>/testing. A target module's default export
+                        opens its store (and starts its server); its roundTrips counter,
+                        floor and notes are what the bench reports.
   --steps <n>           tool steps per scripted session (default ${BENCH_DEFAULTS.steps})
   --sessions <n>        sessions per concurrency level (default ${BENCH_DEFAULTS.sessions}; quick ${QUICK_DEFAULTS.sessions})
   --concurrency <list>  concurrency levels, comma-separated (default ${BENCH_DEFAULTS.concurrency.join(',')})
@@ -113,10 +111,10 @@ loop durable vs stateless, steps/s under concurrency, and bytes written per step
   --chart <file>        write an SVG chart
   --help, -h            show this help
 
-Servers: a throwaway Postgres (initdb/pg_ctl), redis-server, DynamoDB Local (Java) and D1
-(miniflare) are started and stopped by the bench; set AGENTSTORE_PG_URL,
+Servers: the built-in targets start and stop a throwaway Postgres (initdb/pg_ctl),
+redis-server, DynamoDB Local (Java) or D1 (miniflare); set AGENTSTORE_PG_URL,
 AGENTSTORE_REDIS_URL or AGENTSTORE_DYNAMODB_ENDPOINT to measure a server you run instead.
-A backend that cannot start is reported as skipped.
+A target that cannot open is reported as skipped.
 
 Exits 0 when every store that started was measured, 1 when one failed or none started,
 2 on a usage error.`;
@@ -152,7 +150,8 @@ export function parseBenchArgs(argv: string[]): BenchCommand {
     throw new BenchUsageError((error as Error).message);
   }
   const input: BenchInput = { quick: values.quick ?? false };
-  if (values.store !== undefined) input.stores = list('store', values.store) as BackendName[];
+  if (values.target !== undefined)
+    input.targets = list('target', values.target).map((path) => resolve(process.cwd(), path));
   if (values.steps !== undefined) input.steps = integer('steps', values.steps);
   if (values.sessions !== undefined) input.sessions = integer('sessions', values.sessions);
   if (values.concurrency !== undefined) {
@@ -162,7 +161,7 @@ export function parseBenchArgs(argv: string[]): BenchCommand {
   if (values.iterations !== undefined) input.iterations = integer('iterations', values.iterations);
   return {
     help: values.help ?? false,
-    options: resolveBenchOptions(input),
+    options: resolveBenchOptions(input, { forHelp: values.help ?? false }),
     json: values.json ?? null,
     chart: values.chart ?? null,
   };
@@ -174,7 +173,7 @@ function parseCommandLine(argv: string[]) {
     allowPositionals: false,
     strict: true,
     options: {
-      store: { type: 'string' },
+      target: { type: 'string', short: 't' },
       steps: { type: 'string' },
       sessions: { type: 'string' },
       concurrency: { type: 'string' },

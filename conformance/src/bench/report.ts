@@ -1,10 +1,9 @@
-import type { BackendName } from '../backends/registry.ts';
 import type { MachineInfo } from './machine.ts';
 import type { BenchOptions } from './options.ts';
 import type { LatencyStats } from './stats.ts';
 
 export interface RoundTrips {
-  /** `driver`: counted at the driver; `store-calls`: `store.*` calls (no driver in reach). */
+  /** `driver`: counted by the target's `roundTrips`; `store-calls`: `store.*` calls (the target counts none). */
   method: 'driver' | 'store-calls';
   /** What one count is. */
   unit: string;
@@ -17,8 +16,6 @@ export interface RoundTrips {
   perStep: number;
   /** `store.*` calls per run, whatever the backend. */
   storeCallsPerRun: number;
-  /** Why counting at the driver failed, when it did (then store calls are counted). */
-  fallbackReason: string | null;
 }
 
 export interface LoopResult {
@@ -58,7 +55,7 @@ export interface BytesResult {
 }
 
 export interface MeasuredStore {
-  store: BackendName;
+  store: string;
   status: 'ok';
   /** The target's name, e.g. "sqlite (WAL file, synchronous FULL)". */
   name: string;
@@ -78,7 +75,7 @@ export interface MeasuredStore {
 }
 
 export interface UnmeasuredStore {
-  store: BackendName;
+  store: string;
   /** `skipped`: the backend could not start; `failed`: it started, a measurement threw. */
   status: 'skipped' | 'failed';
   reason: string;

@@ -1,15 +1,16 @@
-import { readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
-import { type BackendName, type OpenBackend, openBackend } from '../backends/registry.ts';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { OpenTestTarget } from '../target.ts';
+import { openToolTarget } from '../target-module.ts';
 import { machineInfo } from './machine.ts';
-import { measureBackend, measurePhases } from './measure.ts';
+import { measurePhases, measureTarget } from './measure.ts';
 import { type BenchInput, resolveBenchOptions } from './options.ts';
 import { type BenchReport, REPORT_NOTE, type StoreResult } from './report.ts';
 import { round } from './stats.ts';
 
 export interface BenchProgress {
-  store: BackendName;
+  /** The target module's file name until its target is open, then the target's name. */
+  store: string;
   /** 0-based position of the store in the run. */
   storeIndex: number;
   storeCount: number;
@@ -36,15 +37,6 @@ const packageVersion = (): string => {
   return manifest.version;
 };
 
-/** The registry leaves SQLite's file and a persisted D1 in temp dirs of their own: removed here. */
-function removeTempData(backend: OpenBackend): void {
-  const { path, persist } = backend.handle.options;
-  const dir = backend.name === 'sqlite' && typeof path === 'string' ? dirname(path) : persist;
-  if (typeof dir !== 'string') return;
-  const owned = resolve(dirname(dir)) === resolve(tmpdir()) && /^agentstore-(sqlite|d1)-/.test(basename(dir));
-  if (owned) rmSync(dir, { recursive: true, force: true });
-}
-
 /**
  * Measures each store in turn: starts its server (or uses the AGENTSTORE_* one), times it,
  * stops it. A store whose server or adapter is missing is reported as skipped, not thrown.
@@ -58,13 +50,14 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
   const phases = measurePhases(options);
   const stores: StoreResult[] = [];
 
-  for (const [storeIndex, name] of options.stores.entries()) {
+  for (const [storeIndex, module] of options.targets.entries()) {
     signal?.throwIfAborted();
+    let name = basename(module);
     const emit = (phase: string, done = 0, total = 1, reason?: string) =>
       onProgress?.({
         store: name,
         storeIndex,
-        storeCount: options.stores.length,
+        storeCount: options.targets.length,
         phase,
         phaseIndex: Math.max(0, phases.indexOf(phase)),
         phaseCount: phases.length,
@@ -73,11 +66,10 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
         ...(reason !== undefined ? { reason } : {}),
       });
     emit('starting');
-    let backend: OpenBackend;
+    let target: OpenTestTarget;
     try {
-      // D1's binding lives inside this process's miniflare: persisted, a second miniflare can
-      // open the same data for the counted store. Server backends are reopened by URL.
-      backend = await openBackend(name, { persist: name === 'd1' });
+      target = await openToolTarget(module);
+      name = target.name;
     } catch (error) {
       const reason = (error as Error).message.split('\n')[0]!;
       stores.push({ store: name, status: 'skipped', reason });
@@ -86,7 +78,7 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
     }
     try {
       stores.push(
-        await measureBackend(backend, options, (phase, done, total) => emit(phase, done, total), signal),
+        await measureTarget(target, options, (phase, done, total) => emit(phase, done, total), signal),
       );
       emit('done', 1, 1);
     } catch (error) {
@@ -95,16 +87,15 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
       stores.push({ store: name, status: 'failed', reason });
       emit('failed', 1, 1, reason);
     } finally {
-      // A backend that cannot be closed (a server left running) is reported, not hidden.
-      await backend.close().catch((error: unknown) => {
+      // A target that cannot be closed (a server left running) is reported, not hidden.
+      await target.close().catch((error: unknown) => {
         emit(
           'failed',
           1,
           1,
-          `closing the backend failed: ${error instanceof Error ? error.message : String(error)}`,
+          `closing the target failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       });
-      removeTempData(backend);
     }
   }
 

@@ -4,13 +4,14 @@ import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startVitest } from 'vitest/node';
-import { TARGET_MODULE_ENV } from './target-module.ts';
+import { TARGET_MODULE_ENV } from '../target-module.ts';
 
 const USAGE = `Usage: agentstore-conformance <module> [--filter <pattern>]
 
 Runs the agentstore conformance kit against the store a module describes. The module's
 default export is a ConformanceTarget ({ name, createStore, destroyStore?, capabilities?,
-durable?, maxFloorRatio? }), a function returning one, or a store factory.
+durable?, maxFloorRatio?, reopen?, multiProcess? }), a function returning one (called again
+with \`reopen\` in the process tier's child processes), or a store factory.
 
   --filter, -t <pattern>  run only the checks whose name matches the pattern
   --help, -h              show this help
@@ -65,11 +66,9 @@ async function main(argv: string[]): Promise<number> {
       ...(values.filter ? { testNamePattern: values.filter } : {}),
     },
     {
-      resolve: {
-        // The user's store and the kit must share one @agentstore/core (typed errors, helpers).
-        dedupe: ['@agentstore/core'],
-        ...(conditions ? { conditions } : {}),
-      },
+      // No `dedupe` of @agentstore/core: errors are recognised by `code`, so a user's store built
+      // against another installed copy behaves the same.
+      ...(conditions ? { resolve: { conditions } } : {}),
       ...(conditions ? { ssr: { resolve: { conditions, externalConditions: ['@agentstore/source'] } } } : {}),
     },
   );

@@ -1,25 +1,27 @@
 #!/usr/bin/env node
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BackendName, isBackendName } from '../backends/index.ts';
 import { formatReport, runTorture } from '../torture/index.ts';
 
-const USAGE = `Usage: agentstore-torture --store <name>[,<name>…] [options]
+const USAGE = `Usage: agentstore-torture --target <module>[,<module>…] [options]
 
-Crash torture for agentstore stores: runs a multi-step agent in worker processes against a real
-server, SIGKILLs them at seeded random moments and resumes in fresh processes until the run
+Crash torture for any agentstore store: runs a multi-step agent in worker processes against the
+target a module describes (the same file agentstore-conformance takes; built-in stores publish
+theirs as @agentstore/<name>/testing, e.g. node_modules/@agentstore/postgres/dist/testing/index.js), SIGKILLs them at seeded random moments and resumes in fresh processes until the run
 completes; races workers on one crashed session; SIGSTOPs a worker past its lease (fencing);
 optionally crash-restarts the server mid-run. Checks after every trial: no side effect without
 retry ran twice, every tool call has one result, every acknowledged message is stored exactly
-once with contiguous seqs, the run completes. Run it where the adapters are installed.
+once with contiguous seqs, the run completes. The target must declare \`reopen\` (how another
+process opens the same data) and a raw reader.
 
-  --store, -s <names>     sqlite, postgres, redis, dynamodb, d1 (comma-separated)
+  --target, -t <modules>  target module files (comma-separated)
   --trials, -n <N>        crash trials per store (default 20)
   --seed <S>              seed for every random choice (default: random, printed)
   --racers <list>         racing scenarios, e.g. 2,8 (default none)
   --race-trials <N>       trials per racer count (default 1)
   --fence-trials <N>      SIGSTOP fencing trials per store (default 1)
-  --faults                crash-restart the server mid-run (Postgres, Redis)
+  --faults                crash-restart the server mid-run (targets with restart())
   --fault-trials <N>      restart trials per store (default 3)
   --concurrency <N>       crash trials at a time (default 1)
   --trial <K>             run only crash trial K (replays a reported violation with its seed)
@@ -32,7 +34,7 @@ function parse(argv: string[]) {
   return parseArgs({
     args: argv,
     options: {
-      store: { type: 'string', short: 's' },
+      target: { type: 'string', short: 't' },
       trials: { type: 'string', short: 'n' },
       seed: { type: 'string' },
       racers: { type: 'string' },
@@ -66,20 +68,19 @@ async function main(argv: string[]): Promise<number> {
       console.log(USAGE);
       return 0;
     }
-    const stores = (values.store ?? '').split(',').filter(Boolean);
-    if (stores.length === 0) throw new Error('--store is required');
-    for (const store of stores) {
-      if (!isBackendName(store)) throw new Error(`unknown store ${JSON.stringify(store)}`);
-      if (store === 'memory')
-        throw new Error('the memory store cannot be reopened by another process: nothing to torture');
-    }
+    const targets = (values.target ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((path) => resolve(process.cwd(), path));
+    if (targets.length === 0) throw new Error('--target is required');
+    for (const path of targets) if (!existsSync(path)) throw new Error(`${path} does not exist`);
     const racers = (values.racers ?? '')
       .split(',')
       .filter(Boolean)
       .map((n) => count(n, 0, 'racers', 2));
     const trial = values.trial === undefined ? undefined : count(values.trial, 1, 'trial', 1);
     options = {
-      stores: stores as BackendName[],
+      targets,
       trials: count(values.trials, 20, 'trials', 1),
       seed: count(values.seed, Math.floor(Math.random() * 2 ** 31), 'seed'),
       racers,

@@ -1,4 +1,10 @@
-import { assertEqual, assertUnchanged, expectStoreError, snapshot } from '../assertions.ts';
+import {
+  assertConflictHead,
+  assertEqual,
+  assertUnchanged,
+  expectStoreError,
+  snapshot,
+} from '../assertions.ts';
 import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import { freshId, messageOfBytes, messages, seedSession, sessionInit } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
@@ -67,8 +73,7 @@ export const atomicityChecks: ConformanceCheck[] = [
         );
         assertEqual(error.sessionId, id, 'SeqConflictError.sessionId');
         assertEqual(error.expectedSeq, expectedSeq, 'SeqConflictError.expectedSeq');
-        if (error.actualSeq !== null)
-          assertEqual(error.actualSeq, 3, 'SeqConflictError.actualSeq (null or the stored head)');
+        assertConflictHead(error, 3, `append with expectedSeq ${expectedSeq} while the head is 3`);
         await assertUnchanged(ctx, id, before, `seq conflict at expectedSeq ${expectedSeq}`);
       }
     },
@@ -88,8 +93,7 @@ export const atomicityChecks: ConformanceCheck[] = [
         'append with expectedSeq 2 to a session that does not exist',
       );
       assertEqual(error.expectedSeq, 2, 'SeqConflictError.expectedSeq');
-      if (error.actualSeq !== null)
-        assertEqual(error.actualSeq, 0, 'SeqConflictError.actualSeq of a missing session');
+      assertConflictHead(error, 0, 'append with expectedSeq 2 to a missing session');
       await assertUnchanged(
         ctx,
         id,

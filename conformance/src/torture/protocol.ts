@@ -1,4 +1,4 @@
-import type { BackendHandle } from '../backends/index.ts';
+import type { ConformanceTarget } from '../target.ts';
 
 /** Lines a worker writes to stdout, one JSON object each, after this prefix. */
 export const LINE_PREFIX = '@@torture ';
@@ -16,7 +16,9 @@ export type WorkerLine =
 
 /** What the parent hands a worker (argv[2], JSON). */
 export interface WorkerConfig {
-  handle: BackendHandle;
+  /** The target module and the options that open the same data (`target.module`, `target.reopen`). */
+  module: string;
+  options?: ConformanceTarget['reopen'];
   sessionId: string;
   ledgerUrl: string;
   leaseTtlMs: number;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type BackendName, openBackend } from '../backends/index.ts';
+import { openToolTarget } from '../target-module.ts';
 import { startLedger } from './ledger.ts';
 import { finishWorker, type StoreContext, spawnWorker } from './scenario-kit.ts';
 import {
@@ -12,7 +12,8 @@ import {
 } from './scenarios.ts';
 
 export interface TortureOptions {
-  stores: BackendName[];
+  /** Target modules (files or URLs) whose default export opens the store to torture. */
+  targets: string[];
   /** Crash trials per store. */
   trials: number;
   seed: number;
@@ -28,7 +29,7 @@ export interface TortureOptions {
   concurrency?: number;
   /** Run only this crash trial number (to replay a reported violation). */
   onlyTrial?: number;
-  /** Where workers resolve the adapters from (default: the current directory). */
+  /** The workers' working directory (default: this process's). */
   cwd?: string;
   onProgress?: (message: string) => void;
 }
@@ -130,29 +131,34 @@ async function pool(count: number, concurrency: number, trial: (n: number) => Pr
 }
 
 async function tortureStore(
-  name: BackendName,
+  module: string,
   options: TortureOptions,
   violations: Violation[],
 ): Promise<StoreReport> {
   const started = performance.now();
   const log = options.onProgress ?? (() => {});
-  if (name === 'memory')
-    throw new Error('the memory store lives in one process: there is nothing to crash and reopen');
-  const backend = await openBackend(name, { persist: true });
+  const target = await openToolTarget(module);
+  const name = target.name;
+  if (target.reopen === undefined || !target.module) {
+    await target.close();
+    throw new Error(
+      `${name}: the target declares no \`reopen\` options, so worker processes cannot open the same data: there is nothing to crash and resume`,
+    );
+  }
   const ledger = await startLedger({ responseDelayMs: () => Math.random() * 3 });
-  const store = await backend.target.createStore();
+  const store = await target.createStore();
   try {
-    const raw = backend.target.capabilities?.raw;
+    const raw = target.capabilities?.raw;
     if (!raw) throw new Error(`${name}: the test target offers no raw reader, which the checks need`);
     // A report line only: a target whose describe() fails must not stop the torture.
-    const describe = await backend.target
+    const describe = await target
       .describe()
       .catch(
         (error: unknown) => `${name} (describe() failed: ${error instanceof Error ? error.message : error})`,
       );
     const ctx: StoreContext = {
       storeName: name,
-      backend,
+      target,
       store,
       raw,
       ledger,
@@ -193,11 +199,10 @@ async function tortureStore(
     ctx.runMs = Math.max(1, Math.min(...timings));
     log(`${name}: ${describe}; a clean run takes ${Math.round(ctx.runMs)} ms`);
 
-    // Miniflare's D1 is a SQLite file owned by the workerd of the process that opened it: two
-    // processes' workerds on one persisted file get SQLITE_BUSY (workerd sets no busy timeout),
-    // which production D1 (one primary behind the binding) never shows. So on D1 one worker
-    // process runs at a time: crashes and fencing, no racing.
-    const oneProcessAtATime = name === 'd1';
+    // A target that says several processes cannot share its backend at once (miniflare's D1: each
+    // process runs its own workerd on the persisted file, and they get SQLITE_BUSY, which
+    // production D1 never shows) gets one worker process at a time: crashes and fencing, no racing.
+    const oneProcessAtATime = target.multiProcess === false;
     const skipped: string[] = [];
     const crash = emptySummary();
     const only = options.onlyTrial;
@@ -213,9 +218,7 @@ async function tortureStore(
 
     const race: StoreReport['race'] = [];
     if (oneProcessAtATime && options.racers?.length) {
-      skipped.push(
-        'racing: each worker process runs its own miniflare on the persisted D1 file, and concurrent workerds get SQLITE_BUSY (an emulator artifact; production D1 has one primary)',
-      );
+      skipped.push('racing: the target declares multiProcess: false (one process at a time on its backend)');
     }
     for (const racers of oneProcessAtATime ? [] : (options.racers ?? [])) {
       const summary = { ...emptySummary(), racers, racersCompleted: 0, racersThatAppended: 0 };
@@ -240,7 +243,7 @@ async function tortureStore(
 
     let fault: StoreReport['fault'] = null;
     if (options.faults) {
-      if (backend.restart) {
+      if (target.restart) {
         fault = { ...emptySummary(), duringRun: 0 };
         for (let trial = 1; trial <= (options.faultTrials ?? 1); trial++) {
           const outcome = await faultTrial(ctx, trial);
@@ -272,7 +275,7 @@ async function tortureStore(
       try {
         await ledger.close();
       } finally {
-        await backend.close();
+        await target.close();
       }
     }
   }
@@ -283,7 +286,7 @@ export async function runTorture(options: TortureOptions): Promise<TortureReport
   const violations: Violation[] = [];
   const stores: StoreReport[] = [];
   const startedAt = new Date().toISOString();
-  for (const name of options.stores) stores.push(await tortureStore(name, options, violations));
+  for (const module of options.targets) stores.push(await tortureStore(module, options, violations));
   const sum = (pick: (s: StoreReport) => number) => stores.reduce((total, s) => total + pick(s), 0);
   const every = (s: StoreReport) => [s.crash, ...s.race, s.fence, ...(s.fault ? [s.fault] : [])];
   const over = (field: keyof Pick<ScenarioSummary, 'trials' | 'kills' | 'resumes' | 'duplicates' | 'lost'>) =>

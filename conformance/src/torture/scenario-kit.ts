@@ -1,6 +1,6 @@
 import type { AgentStore } from '@agentstore/core';
 import type { RawReader } from '@agentstore/core/testing';
-import type { OpenBackend } from '../backends/index.ts';
+import type { OpenTestTarget } from '../target.ts';
 import type { Ledger } from './ledger.ts';
 import type { WorkerLine } from './protocol.ts';
 import { startWorker, type Worker } from './worker-process.ts';
@@ -8,7 +8,7 @@ import { startWorker, type Worker } from './worker-process.ts';
 /** What every scenario of one store shares. */
 export interface StoreContext {
   storeName: string;
-  backend: OpenBackend;
+  target: OpenTestTarget;
   /** The parent's own store and raw reader on the same data, for the checks. */
   store: AgentStore;
   raw: RawReader;
@@ -50,7 +50,8 @@ export function spawnWorker(
 ): Worker {
   return startWorker(
     {
-      handle: ctx.backend.handle,
+      module: ctx.target.module!,
+      ...(ctx.target.reopen ? { options: ctx.target.reopen } : {}),
       sessionId,
       ledgerUrl: ctx.ledger.url,
       leaseTtlMs: lease.ttlMs,

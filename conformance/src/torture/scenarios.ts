@@ -271,7 +271,7 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
 
 /** Server fault: the backend crash-restarts while a worker runs; fresh workers resume until done. */
 export async function faultTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
-  const restart = ctx.backend.restart;
+  const restart = ctx.target.restart?.bind(ctx.target);
   if (!restart) throw new Error(`${ctx.storeName} has no server this process can restart`);
   const prng = createPrng(deriveSeed(ctx.seed, ctx.storeName, 'fault', trial));
   const sessionId = sessionFor(ctx, 'fault', trial);

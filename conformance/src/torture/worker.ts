@@ -1,9 +1,9 @@
-// One torture worker process: reopens the backend from its handle, runs the torture agent on one
+// One torture worker process: opens the target from its module (with the parent's `reopen`), runs the torture agent on one
 // session to completion (or until it is killed), and reports every acknowledged append.
 import { writeSync } from 'node:fs';
 import { type AgentStore, isAgentStoreError, type LeaseToken, run } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
-import { reopenBackend } from '../backends/index.ts';
+import { openToolTarget } from '../target-module.ts';
 import { TORTURE_MESSAGE_ID, TORTURE_SCRIPT, tortureAgent } from './agent.ts';
 import { LINE_PREFIX, type WorkerConfig, type WorkerLine } from './protocol.ts';
 
@@ -64,7 +64,7 @@ async function probe(store: AgentStore, config: WorkerConfig, lease: LeaseToken)
 }
 
 async function main(config: WorkerConfig): Promise<number> {
-  const target = await reopenBackend(config.handle);
+  const target = await openToolTarget(config.module, config.options);
   const raw = await target.createStore();
   const lease: { current: LeaseToken | null } = { current: null };
   const store = observed(raw, lease);

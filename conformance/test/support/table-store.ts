@@ -3,8 +3,11 @@ import {
   appendLeaseMatches,
   CorruptRecordError,
   canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
+  isLeaseLive,
   type Lease,
   LeaseLostError,
   type MessageRecord,
@@ -18,6 +21,7 @@ import {
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -49,6 +53,10 @@ export interface Flaws {
   sanitizesIds?: boolean;
   /** Makes five round trips per append where one would do. */
   chatty?: boolean;
+  /** Retention that deletes idle sessions even while they hold a live lease. */
+  retentionIgnoresLease?: boolean;
+  /** Retention that deletes a session's messages but leaves its row (a half-deleted session). */
+  retentionLeavesSession?: boolean;
 }
 
 interface SessionRow {
@@ -309,6 +317,35 @@ export function tableStore(
       await roundTrip();
       messages.delete(key(sessionId));
       return { deleted: sessions.delete(key(sessionId)) };
+    },
+
+    async deleteIdleSessions(input) {
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      await roundTrip();
+      const after = cursor === null ? null : decodeRetentionCursor<string>(cursor, 'string');
+      const order = (a: SessionRow, b: SessionRow) =>
+        a.updatedAt < b.updatedAt || (a.updatedAt === b.updatedAt && a.id < b.id) ? -1 : 1;
+      const candidates = [...sessions.values()]
+        .filter(
+          (row) =>
+            row.updatedAt < idleBefore &&
+            (after === null || row.updatedAt > after[0] || (row.updatedAt === after[0] && row.id > after[1])),
+        )
+        .sort(order)
+        .slice(0, limit);
+      const deleted: string[] = [];
+      for (const row of candidates) {
+        if (!flaws.retentionIgnoresLease && isLeaseLive(leaseOf(row), Date.now())) continue;
+        messages.delete(key(row.id));
+        if (!flaws.retentionLeavesSession) sessions.delete(key(row.id));
+        deleted.push(row.id);
+      }
+      const last = candidates[candidates.length - 1];
+      return {
+        deleted,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updatedAt, last.id) : null,
+      };
     },
 
     async close() {},

@@ -7,7 +7,9 @@ import {
   appendLeaseMatches,
   CorruptRecordError,
   canAcquireLease,
+  decodeRetentionCursor,
   decodeSessionColumns,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
   type Lease,
@@ -23,6 +25,7 @@ import {
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -53,6 +56,11 @@ export function migrate(db: DatabaseSync): void {
       meta TEXT NOT NULL,
       PRIMARY KEY (session_id, seq)
     ) STRICT, WITHOUT ROWID;
+    -- One index per listSessions filter, and one on last activity for deleteIdleSessions.
+    CREATE INDEX IF NOT EXISTS agent_sessions_owner ON agent_sessions (owner_id, id);
+    CREATE INDEX IF NOT EXISTS agent_sessions_tenant ON agent_sessions (tenant_id, id);
+    CREATE INDEX IF NOT EXISTS agent_sessions_agent ON agent_sessions (agent_name, id);
+    CREATE INDEX IF NOT EXISTS agent_sessions_idle ON agent_sessions (updated_at, id);
   `);
 }
 
@@ -130,6 +138,15 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     ),
     deleteMessages: db.prepare('DELETE FROM agent_messages WHERE session_id = ?'),
     deleteSession: db.prepare('DELETE FROM agent_sessions WHERE id = ?'),
+    idleCandidates: db.prepare(
+      `SELECT id, updated_at FROM agent_sessions WHERE updated_at < ? AND (updated_at, id) > (?, ?)
+       ORDER BY updated_at, id LIMIT ?`,
+    ),
+    // Re-checked in the same transaction as the delete: still idle, and no unexpired lease.
+    deleteIfIdle: db.prepare(
+      `DELETE FROM agent_sessions WHERE id = ? AND updated_at < ?
+       AND (lease_holder IS NULL OR lease_expires_at <= ?)`,
+    ),
   };
 
   /** BEGIN IMMEDIATE takes the write lock up front, so check-then-write is atomic across processes too. */
@@ -272,6 +289,30 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       return transaction(() => {
         sql.deleteMessages.run(sessionId);
         return { deleted: sql.deleteSession.run(sessionId).changes === 1 };
+      });
+    },
+
+    async deleteIdleSessions(input) {
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      const [afterAt, afterId] = cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
+      return transaction(() => {
+        const candidates = sql.idleCandidates.all(idleBefore, afterAt, afterId, limit) as {
+          id: string;
+          updated_at: string;
+        }[];
+        const now = new Date().toISOString();
+        const deleted: string[] = [];
+        for (const { id } of candidates) {
+          if (sql.deleteIfIdle.run(id, idleBefore, now).changes === 0) continue;
+          sql.deleteMessages.run(id);
+          deleted.push(id);
+        }
+        const last = candidates.at(-1);
+        return {
+          deleted,
+          nextCursor:
+            candidates.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
+        };
       });
     },
 

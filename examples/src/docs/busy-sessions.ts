@@ -2,9 +2,9 @@
 import {
   type AgentDefinition,
   type AgentStore,
+  isAgentStoreError,
   type LlmAdapter,
   run,
-  SessionBusyError,
 } from '@agentstore/core';
 
 /** One HTTP request = one run. A second request for a session that is still running gets a 409. */
@@ -26,7 +26,7 @@ export async function handleMessage(
     });
     return { status: 200, body: { answer: result.response, status: result.status } };
   } catch (error) {
-    if (error instanceof SessionBusyError) {
+    if (isAgentStoreError(error, 'SESSION_BUSY')) {
       return { status: 409, body: { error: error.code, retryAfterMs: error.retryAfterMs } };
     }
     throw error;

@@ -309,6 +309,52 @@ export class StoreConfigurationError extends AgentStoreError {
   }
 }
 
+/**
+ * The backend answered in a way the adapter does not understand (a script's unknown reply tag, a
+ * row of the wrong shape, a missing row right after a write). For a write, its outcome is unknown:
+ * the run settles it by re-reading, as after a dropped connection.
+ */
+export class UnexpectedReplyError extends AgentStoreError {
+  readonly code = 'UNEXPECTED_REPLY' as const;
+  /** The adapter that got the reply, e.g. `@agentstore/redis`. */
+  readonly store: string;
+  /** The store operation, e.g. `append`. */
+  readonly operation: string;
+  /** The reply, cut short for the message. */
+  readonly reply: string;
+  constructor(facts: { store: string; operation: string; reply: unknown; sessionId?: string }) {
+    let reply: string;
+    try {
+      reply =
+        typeof facts.reply === 'string' ? facts.reply : (JSON.stringify(facts.reply) ?? String(facts.reply));
+    } catch {
+      reply = String(facts.reply);
+    }
+    reply = reply.length > 200 ? `${reply.slice(0, 200)}…` : reply;
+    super(
+      `${facts.store}: unexpected reply to ${facts.operation}${facts.sessionId === undefined ? '' : ` of session ${JSON.stringify(facts.sessionId)}`}: ${reply}`,
+    );
+    this.store = facts.store;
+    this.operation = facts.operation;
+    this.reply = reply;
+  }
+}
+
+/** The tables were migrated by a newer package; this one refuses to guess their layout. */
+export class SchemaVersionError extends AgentStoreError {
+  readonly code = 'SCHEMA_VERSION_UNSUPPORTED' as const;
+  readonly found: number;
+  readonly supported: number;
+  constructor(found: number, supported: number) {
+    super(
+      `The tables were migrated to agentstore schema version ${found}, newer than the ${supported} ` +
+        'this package understands; upgrade the package',
+    );
+    this.found = found;
+    this.supported = supported;
+  }
+}
+
 /** Every error class agentstore throws, keyed by its literal `code`. */
 export interface AgentStoreErrorsByCode {
   SEQ_CONFLICT: SeqConflictError;
@@ -327,6 +373,8 @@ export interface AgentStoreErrorsByCode {
   SCHEMA_VALIDATION: SchemaValidationError;
   SCHEMA_MISSING: SchemaMissingError;
   STORE_CONFIGURATION: StoreConfigurationError;
+  UNEXPECTED_REPLY: UnexpectedReplyError;
+  SCHEMA_VERSION_UNSUPPORTED: SchemaVersionError;
 }
 
 export type AgentStoreErrorCode = keyof AgentStoreErrorsByCode;
@@ -364,4 +412,6 @@ const KNOWN_CODES: ReadonlySet<string> = new Set<AgentStoreErrorCode>([
   'SCHEMA_VALIDATION',
   'SCHEMA_MISSING',
   'STORE_CONFIGURATION',
+  'UNEXPECTED_REPLY',
+  'SCHEMA_VERSION_UNSUPPORTED',
 ]);

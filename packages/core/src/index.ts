@@ -34,6 +34,13 @@ export type {
   ToolCall,
 } from './records.ts';
 export { ROLES } from './records.ts';
+export {
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  MAX_RETENTION_BATCH,
+  type RetentionRequest,
+  validateRetentionInput,
+} from './retention.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
 export { type LoadResultAt, loadSessionAt, type SessionAsOf } from './session-at.ts';
 export {
@@ -47,6 +54,8 @@ export type {
   AcquireLeaseInput,
   AgentStore,
   AppendInput,
+  DeleteIdleSessionsInput,
+  DeleteIdleSessionsResult,
   LeaseToken,
   ListSessionsInput,
   ListSessionsResult,

@@ -6,8 +6,16 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
 } from './errors.ts';
-import { appendLeaseMatches, canAcquireLease, expiryIso, ownerMatches, retryAfterMs } from './lease-rules.ts';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  expiryIso,
+  isLeaseLive,
+  ownerMatches,
+  retryAfterMs,
+} from './lease-rules.ts';
 import type { MessageRecord, SessionRecord } from './records.ts';
+import { decodeRetentionCursor, encodeRetentionCursor, validateRetentionInput } from './retention.ts';
 import type { AgentStore, StoreLimits } from './store.ts';
 import { validateAppendInput, validateLoadOptions, validateSessionId, validateTtlMs } from './validation.ts';
 
@@ -173,6 +181,34 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
     async deleteSession(sessionId) {
       assertOpen();
       return { deleted: sessions.delete(sessionId) };
+    },
+
+    async deleteIdleSessions(input) {
+      assertOpen();
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      const after = cursor === null ? null : decodeRetentionCursor<string>(cursor, 'string');
+      const key = (s: SessionRecord) => [s.updatedAt, s.id] as const;
+      const before = (a: readonly [string, string], b: readonly [string, string]) =>
+        a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+      // Ordered by (updatedAt, id): the index a real store keeps on activity.
+      const candidates = [...sessions.values()]
+        .map((s) => s.session)
+        .filter((s) => s.updatedAt < idleBefore && (after === null || before(after, key(s))))
+        .sort((a, b) => (before(key(a), key(b)) ? -1 : 1))
+        .slice(0, limit);
+      const now = Date.now();
+      const deleted: string[] = [];
+      for (const session of candidates) {
+        if (isLeaseLive(session.lease, now)) continue;
+        sessions.delete(session.id);
+        deleted.push(session.id);
+      }
+      const last = candidates[candidates.length - 1];
+      return {
+        deleted,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updatedAt, last.id) : null,
+      };
     },
 
     async close() {

@@ -68,6 +68,25 @@ export interface ListSessionsResult {
   nextCursor: string | null;
 }
 
+export interface DeleteIdleSessionsInput {
+  /**
+   * ISO-8601. A session is idle when its last append (`updatedAt`) is earlier than this and no
+   * unexpired lease is held on it; idle sessions are deleted whole (session and every message).
+   */
+  idleBefore: string;
+  /** Upper bound on the index entries one call examines, so one call is one bounded batch. */
+  limit: number;
+  /** `nextCursor` of the previous call of the same sweep (same `idleBefore`). */
+  cursor?: string | null;
+}
+
+export interface DeleteIdleSessionsResult {
+  /** Ids of the sessions this call deleted (at most `limit`). */
+  deleted: string[];
+  /** Pass it back to continue the sweep; `null` when every idle candidate has been examined. */
+  nextCursor: string | null;
+}
+
 export interface StoreLimits {
   /** Largest message accepted, measured by `messageByteLength`. */
   maxMessageBytes: number;
@@ -106,5 +125,13 @@ export interface AgentStore {
   releaseLease(sessionId: string, input: LeaseToken): Promise<{ released: boolean }>;
   listSessions(input: ListSessionsInput): Promise<ListSessionsResult>;
   deleteSession(sessionId: string): Promise<{ deleted: boolean }>;
+  /**
+   * Retention: deletes sessions idle since before `idleBefore`, one bounded batch per call, in an
+   * order driven by an index on activity. A session is removed whole, never its oldest messages
+   * first; a session holding an unexpired lease is left alone. The check and the delete are one
+   * atomic step per session, so an append racing the sweep either lands (and the session stays) or
+   * finds the session gone. Call again with `nextCursor` until it is `null`.
+   */
+  deleteIdleSessions(input: DeleteIdleSessionsInput): Promise<DeleteIdleSessionsResult>;
   close(): Promise<void>;
 }

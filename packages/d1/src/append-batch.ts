@@ -1,10 +1,5 @@
-import {
-  type AppendInput,
-  LeaseLostError,
-  type NewMessage,
-  SeqConflictError,
-  utf8ByteLength,
-} from '@agentstore/core';
+import { type AppendInput, LeaseLostError, SeqConflictError, utf8ByteLength } from '@agentstore/core';
+import { SQLITE_MESSAGE_COLUMNS, sqliteLeaseFree, sqliteLeaseHeld } from '@agentstore/core/store';
 import type { D1DatabaseLike, D1StatementLike } from './d1-binding.ts';
 import { D1_PLATFORM_LIMITS } from './limits.ts';
 import type { TableNames } from './schema.ts';
@@ -19,16 +14,23 @@ import type { TableNames } from './schema.ts';
 const GUARD_MARK = 'agentstore-guard';
 
 export function guardSql(t: TableNames): string {
+  const lease = CASE_LEASE_LOST;
   return `SELECT CASE
     WHEN coalesce(s.head_seq, 0) <> ?2
       THEN json_extract('{}', '${GUARD_MARK}:seq-conflict:' || coalesce(s.head_seq, 0))
-    WHEN CASE WHEN ?3 IS NULL
-           THEN s.lease_holder IS NOT NULL AND s.lease_expires_at > ?5
-           ELSE s.lease_holder IS NOT ?3 OR s.lease_epoch IS NOT ?4 END
+    WHEN ${lease}
       THEN json_extract('{}', '${GUARD_MARK}:lease-lost:' || coalesce(s.head_seq, 0))
     ELSE 1 END AS ok
   FROM (SELECT 1) AS one LEFT JOIN ${t.sessions} AS s ON s.id = ?1`;
 }
+
+/**
+ * The lease is lost for this append: without a token (`?3` null), someone holds a live lease;
+ * with one, it is not the current holder and epoch. The predicates are core's SQLite dialect.
+ */
+const CASE_LEASE_LOST = `CASE WHEN ?3 IS NULL
+           THEN s.id IS NOT NULL AND NOT ${sqliteLeaseFree({ now: '?5' }, 's.')}
+           ELSE NOT ${sqliteLeaseHeld({ holder: '?3', epoch: '?4' }, 's.')} END`;
 
 /** Creates the session (only ever reached when the guard saw none and `expectedSeq` was 0) or moves its head. */
 function sessionWriteSql(t: TableNames): string {
@@ -43,22 +45,28 @@ function sessionWriteSql(t: TableNames): string {
       lease_expires_at = CASE WHEN ?9 THEN NULL ELSE lease_expires_at END`;
 }
 
-/** `?1` session id, `?2` seq of the statement's first row, `?3…` the bodies. */
+/** Bound values per message row: id, role, message (session id and first seq are shared). */
+const VALUES_PER_ROW = 3;
+
+/** `?1` session id, `?2` seq of the statement's first row, then id, role and message of each row. */
 function insertSql(t: TableNames, rows: number): string {
-  const values = Array.from({ length: rows }, (_, k) => `(?1, ?2 + ${k}, ?${k + 3})`);
-  return `INSERT INTO ${t.messages} (session_id, seq, body) VALUES ${values.join(', ')}`;
+  const values = Array.from({ length: rows }, (_, k) => {
+    const at = 3 + k * VALUES_PER_ROW;
+    return `(?1, ?2 + ${k}, ?${at}, ?${at + 1}, ?${at + 2})`;
+  });
+  return `INSERT INTO ${t.messages} ${SQLITE_MESSAGE_COLUMNS} VALUES ${values.join(', ')}`;
 }
 
 /** Rows per INSERT: every bound parameter but the two shared ones, and at most one D1 row's worth of bodies. */
-const ROWS_PER_STATEMENT = D1_PLATFORM_LIMITS.boundParametersPerStatement - 2;
+const ROWS_PER_STATEMENT = Math.floor((D1_PLATFORM_LIMITS.boundParametersPerStatement - 2) / VALUES_PER_ROW);
 const BODY_BYTES_PER_STATEMENT = D1_PLATFORM_LIMITS.rowBytes;
 
-/** Splits the bodies into runs that each fit one INSERT statement. */
-export function chunkBodies(bodies: string[]): string[][] {
-  const chunks: string[][] = [];
-  let current: string[] = [];
+/** Splits the bodies into runs of indexes that each fit one INSERT statement. */
+export function chunkBodies(bodies: string[]): number[][] {
+  const chunks: number[][] = [];
+  let current: number[] = [];
   let bytes = 0;
-  for (const body of bodies) {
+  for (const [index, body] of bodies.entries()) {
     // A UTF-16 code unit is at most 3 UTF-8 bytes: count exactly only when the bound does not fit.
     const size = body.length * 3 <= BODY_BYTES_PER_STATEMENT - bytes ? body.length * 3 : utf8ByteLength(body);
     if (
@@ -69,14 +77,12 @@ export function chunkBodies(bodies: string[]): string[][] {
       current = [];
       bytes = 0;
     }
-    current.push(body);
+    current.push(index);
     bytes += size;
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
 }
-
-const encodeBody = (message: NewMessage): string => JSON.stringify(message);
 
 /** The statements of one append, to run as one `batch()`: guard, session write, message inserts. */
 export function appendStatements(
@@ -85,6 +91,8 @@ export function appendStatements(
   sessionId: string,
   input: AppendInput,
   nowIso: string,
+  /** The messages' JSON as `validateAppendInput` returned it. */
+  bodies: string[],
 ): D1StatementLike[] {
   const { expectedSeq, lease } = input;
   const init = input.session?.init;
@@ -105,10 +113,11 @@ export function appendStatements(
         input.releaseLease ? 1 : 0,
       ),
   ];
-  let seq = expectedSeq + 1;
-  for (const chunk of chunkBodies(input.messages.map(encodeBody))) {
-    statements.push(db.prepare(insertSql(t, chunk.length)).bind(sessionId, seq, ...chunk));
-    seq += chunk.length;
+  for (const chunk of chunkBodies(bodies)) {
+    const values = chunk.flatMap((i) => [input.messages[i]!.id, input.messages[i]!.role, bodies[i]!]);
+    statements.push(
+      db.prepare(insertSql(t, chunk.length)).bind(sessionId, expectedSeq + 1 + chunk[0]!, ...values),
+    );
   }
   return statements;
 }

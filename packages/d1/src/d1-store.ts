@@ -1,5 +1,7 @@
 import {
   type AgentStore,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
   LeaseLostError,
@@ -9,15 +11,26 @@ import {
   SchemaMissingError,
   SessionAccessDeniedError,
   SessionBusyError,
+  UnexpectedReplyError,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
+import {
+  decodeSqliteMessage,
+  decodeSqliteSession,
+  SQLITE_SESSION_COLUMNS,
+  type SqliteMessageRow,
+  type SqliteSessionRow,
+  sqliteLeaseFree,
+  sqliteSelectMessagesSql,
+  sqliteSelectSessionSql,
+} from '@agentstore/core/store';
 import { appendFailure, appendStatements } from './append-batch.ts';
 import type { D1DatabaseLike } from './d1-binding.ts';
 import { D1_STORE_LIMITS } from './limits.ts';
-import { decodeMessage, decodeSession, type MessageRow, type SessionRow } from './rows.ts';
 import { migrateSchema, type TableNames, tableNames } from './schema.ts';
 import { withStatementCache } from './statement-cache.ts';
 
@@ -37,9 +50,6 @@ export interface D1AgentStore extends AgentStore {
   /** The table names this store uses. */
   readonly tables: Readonly<TableNames>;
 }
-
-const SESSION_COLUMNS =
-  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at';
 
 /**
  * An `AgentStore` on Cloudflare D1. Every append is one `batch()` (one round trip, one
@@ -61,7 +71,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
   };
 
   const selectSession = (sessionId: string) =>
-    db.prepare(`SELECT ${SESSION_COLUMNS} FROM ${t.sessions} WHERE id = ?1`).bind(sessionId);
+    db.prepare(sqliteSelectSessionSql(t, { sessionId: '?1' })).bind(sessionId);
 
   const store: D1AgentStore = {
     durable: true,
@@ -76,27 +86,27 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       validateLoadOptions(loadOptions);
       const afterSeq = loadOptions.afterSeq ?? 0;
       // One batch is one round trip and one transaction: the session and its messages agree.
-      const [sessions, messages] = await db.batch<SessionRow | MessageRow>([
+      const [sessions, messages] = await db.batch<SqliteSessionRow | SqliteMessageRow>([
         selectSession(sessionId),
-        db
-          .prepare(`SELECT seq, body FROM ${t.messages} WHERE session_id = ?1 AND seq > ?2 ORDER BY seq`)
-          .bind(sessionId, afterSeq),
+        db.prepare(sqliteSelectMessagesSql(t, { sessionId: '?1', afterSeq: '?2' })).bind(sessionId, afterSeq),
       ]);
-      const row = sessions?.results[0] as SessionRow | undefined;
+      const row = sessions?.results[0] as SqliteSessionRow | undefined;
       if (!row) return null;
-      const session = decodeSession(row);
+      const session = decodeSqliteSession(row);
       return {
         session,
-        messages: ((messages?.results ?? []) as MessageRow[]).map((m) => decodeMessage(sessionId, m)),
+        messages: ((messages?.results ?? []) as SqliteMessageRow[]).map((m) =>
+          decodeSqliteMessage(sessionId, m),
+        ),
       };
     },
 
     async append(sessionId, input) {
       assertOpen();
-      validateAppendInput(sessionId, input, limits);
+      const bodies = validateAppendInput(sessionId, input, limits);
       const nowIso = new Date().toISOString();
       try {
-        await db.batch(appendStatements(db, t, sessionId, input, nowIso));
+        await db.batch(appendStatements(db, t, sessionId, input, nowIso, bodies));
       } catch (error) {
         throw appendFailure(error, sessionId, input);
       }
@@ -111,7 +121,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       const nowIso = new Date(now).toISOString();
       // The grant happens only for the same owner and tenant and a lease that is free, expired or
       // already this holder's; the row read after it (same transaction) tells which case it was.
-      const [, after] = await db.batch<SessionRow>([
+      const [, after] = await db.batch<SqliteSessionRow>([
         db
           .prepare(
             `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq,
@@ -122,7 +132,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
                lease_epoch = lease_epoch + 1,
                lease_expires_at = excluded.lease_expires_at
              WHERE owner_id IS excluded.owner_id AND tenant_id IS excluded.tenant_id
-               AND (lease_holder IS NULL OR lease_expires_at <= ?8 OR lease_holder = excluded.lease_holder)`,
+               AND (${sqliteLeaseFree({ now: '?8' })} OR lease_holder = excluded.lease_holder)`,
           )
           .bind(
             sessionId,
@@ -138,8 +148,13 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       ]);
       const row = after?.results[0];
       if (!row)
-        throw new Error(`D1 returned no session row for ${JSON.stringify(sessionId)} after a lease upsert`);
-      const session = decodeSession(row);
+        throw new UnexpectedReplyError({
+          store: '@agentstore/d1',
+          operation: 'acquireLease',
+          reply: 'no session row after the lease upsert',
+          sessionId,
+        });
+      const session = decodeSqliteSession(row);
       if (!ownerMatches(session, init)) throw new SessionAccessDeniedError({ sessionId });
       if (session.lease?.holder !== holder) {
         throw new SessionBusyError({
@@ -195,12 +210,12 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       values.push(limit + 1);
       const { results } = await db
         .prepare(
-          `SELECT ${SESSION_COLUMNS} FROM ${t.sessions}
+          `SELECT ${SQLITE_SESSION_COLUMNS} FROM ${t.sessions}
            ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?${values.length}`,
         )
         .bind(...values)
-        .all<SessionRow>();
-      const page = results.slice(0, limit).map(decodeSession);
+        .all<SqliteSessionRow>();
+      const page = results.slice(0, limit).map(decodeSqliteSession);
       return { sessions: page, nextCursor: results.length > limit ? page[page.length - 1]!.id : null };
     },
 
@@ -211,6 +226,41 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
         db.prepare(`DELETE FROM ${t.sessions} WHERE id = ?1 RETURNING id`).bind(sessionId),
       ]);
       return { deleted: (deleted?.results.length ?? 0) > 0 };
+    },
+
+    async deleteIdleSessions(input) {
+      assertOpen();
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      const [afterAt, afterId] = cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
+      // One batch, one transaction: the page of candidates from the activity index, then the idle
+      // and unleased ones among them lose their messages and their row. D1 runs the batch alone,
+      // so both deletes see the same candidates and no append can land in between.
+      const candidates = `SELECT id FROM ${t.sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)
+        ORDER BY updated_at, id LIMIT ?4`;
+      const idle = `id IN (${candidates}) AND updated_at < ?1
+        AND ${sqliteLeaseFree({ now: '?5' })}`;
+      const values = [idleBefore, afterAt, afterId, limit, new Date().toISOString()];
+      const [page, , gone] = await db.batch<{ id: string; updated_at: string }>([
+        db
+          .prepare(
+            `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)
+              ORDER BY updated_at, id LIMIT ?4`,
+          )
+          .bind(...values.slice(0, 4)),
+        db
+          .prepare(
+            `DELETE FROM ${t.messages} WHERE session_id IN (SELECT id FROM ${t.sessions} WHERE ${idle})`,
+          )
+          .bind(...values),
+        db.prepare(`DELETE FROM ${t.sessions} WHERE ${idle} RETURNING id`).bind(...values),
+      ]);
+      const examined = page?.results ?? [];
+      const last = examined[examined.length - 1];
+      return {
+        deleted: (gone?.results ?? []).map((row) => row.id),
+        nextCursor:
+          examined.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
+      };
     },
 
     async close() {

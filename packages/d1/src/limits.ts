@@ -14,11 +14,11 @@ export const D1_PLATFORM_LIMITS = {
   statementBytes: 100_000,
 } as const;
 
-/** Room left in a message row for the session id (at most 1,024 bytes), the seq and the record header. */
+/** Room left in a message row for the session id (at most 1,024 bytes), the message id (256), role, seq and record header. */
 const ROW_OVERHEAD_BYTES = 2_000;
 
 /**
- * What this store accepts. One message is one row whose `body` column holds the message's JSON,
+ * What this store accepts. One message is one row whose `message` column holds the message's JSON,
  * which is exactly what `messageByteLength` measures, so a message of `maxMessageBytes` fits a
  * D1 row with room to spare. An append of up to 100 messages is one `batch()`: its rows are
  * spread over as many INSERT statements as the parameter and size limits need.

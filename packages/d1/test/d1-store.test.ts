@@ -231,8 +231,16 @@ describe('append and load', () => {
       session: { init },
     });
     await server.db
-      .prepare(`INSERT INTO ${store.tables.messages} (session_id, seq, body) VALUES (?, ?, ?)`)
-      .bind(collide, 1 + D1_STORE_LIMITS.maxMessagesPerAppend, JSON.stringify(message('stray')))
+      .prepare(
+        `INSERT INTO ${store.tables.messages} (session_id, seq, id, role, message) VALUES (?, ?, ?, ?, ?)`,
+      )
+      .bind(
+        collide,
+        1 + D1_STORE_LIMITS.maxMessagesPerAppend,
+        'stray',
+        'user',
+        JSON.stringify(message('stray')),
+      )
       .all();
     const error = await store
       .append(collide, { expectedSeq: 1, messages: many, lease: null })
@@ -265,8 +273,9 @@ describe('append and load', () => {
   });
 
   it('splits INSERTs by bound parameters and by bytes', () => {
-    expect(chunkBodies(Array.from({ length: 98 }, () => 'x')).map((c) => c.length)).toEqual([98]);
-    expect(chunkBodies(Array.from({ length: 99 }, () => 'x')).map((c) => c.length)).toEqual([98, 1]);
+    // 100 bound parameters: session id and first seq, then id, role and message per row.
+    expect(chunkBodies(Array.from({ length: 32 }, () => 'x')).map((c) => c.length)).toEqual([32]);
+    expect(chunkBodies(Array.from({ length: 33 }, () => 'x')).map((c) => c.length)).toEqual([32, 1]);
     const half = 'x'.repeat(600_000);
     expect(chunkBodies([half, 'y', half, half]).map((c) => c.length)).toEqual([2, 1, 1]);
   });
@@ -441,7 +450,7 @@ describe('list, delete, corrupt records, close', () => {
     expect((await store.load(id, { afterSeq: 2 }))?.messages.map((m) => m.id)).toEqual(['3']);
 
     await server.db
-      .prepare(`UPDATE ${store.tables.messages} SET body = '{"id": 1}' WHERE session_id = ? AND seq = 3`)
+      .prepare(`UPDATE ${store.tables.messages} SET message = '{"id": 1}' WHERE session_id = ? AND seq = 3`)
       .bind(id)
       .all();
     await expect(store.load(id, { afterSeq: 2 })).rejects.toMatchObject({ code: 'CORRUPT_RECORD', seq: 3 });

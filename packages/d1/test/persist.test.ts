@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { launchD1, tempDir } from '@agentstore/conformance/launchers';
 import { afterAll, expect, it } from 'vitest';
-import { d1Store } from '../src/index.ts';
+import { d1Store, SCHEMA_VERSION } from '../src/index.ts';
 import { message } from './launch.ts';
 
 const dir = tempDir('d1-persist');
@@ -25,7 +25,7 @@ it('an acknowledged append survives stopping and relaunching the D1 engine (laun
   const second = await launchD1({ persist: dir });
   try {
     const store = d1Store({ binding: second.info.db });
-    await expect(store.migrate()).resolves.toEqual({ version: 1 });
+    await expect(store.migrate()).resolves.toEqual({ version: SCHEMA_VERSION });
     const loaded = await store.load('kept');
     expect(loaded?.session).toMatchObject({ headSeq: 2, state: { step: 1 } });
     expect(loaded?.messages.map((m) => m.id)).toEqual(['m1', 'm2']);

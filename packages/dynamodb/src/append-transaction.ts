@@ -12,6 +12,7 @@ import type {
 } from '@aws-sdk/client-dynamodb';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';
 import { type StoreContext, ttlValue } from './context.ts';
+import { indexSets } from './index-keys.ts';
 import { SESSION_SK } from './keys.ts';
 import {
   MAX_SESSION_FIELD_BYTES,
@@ -60,14 +61,14 @@ export function messagePuts(
   context: StoreContext,
   sessionId: string,
   input: AppendInput,
-  nowMs: number,
 ): TransactWriteItem[] {
   const pkBytes = Buffer.byteLength(sessionId);
-  const ttl = ttlValue(context, nowMs);
   const puts: TransactWriteItem[] = [];
   let bytes = SESSION_ITEM_RESERVE;
   input.messages.forEach((message, i) => {
-    const encoded = encodeMessage(sessionId, pkBytes, input.expectedSeq + 1 + i, message, ttl);
+    // No TTL on message items: only the session item expires, so a session goes whole, never
+    // its oldest messages first (an item's TTL starts when that item is written).
+    const encoded = encodeMessage(sessionId, pkBytes, input.expectedSeq + 1 + i, message, null);
     bytes += encoded.bytes;
     for (const item of encoded.items) {
       puts.push({
@@ -132,6 +133,16 @@ export function sessionUpdate(
       '#tenantId = if_not_exists(#tenantId, :tenant)',
       '#createdAt = if_not_exists(#createdAt, :now)',
       '#leaseEpoch = if_not_exists(#leaseEpoch, :zero)',
+      ...indexSets(
+        sessionId,
+        {
+          agentName: init?.agentName ?? '',
+          ownerId: init?.ownerId ?? null,
+          tenantId: init?.tenantId ?? null,
+        },
+        nowMs,
+        values,
+      ),
     );
     if (state === undefined) {
       values[':initState'] = { S: stateJson(init?.state, 'session.init.state') };
@@ -190,7 +201,7 @@ export function buildAppendTransaction(
   input: AppendInput,
   nowMs: number,
   token: string,
-  puts: TransactWriteItem[] = messagePuts(context, sessionId, input, nowMs),
+  puts: TransactWriteItem[] = messagePuts(context, sessionId, input),
 ): TransactWriteItemsCommandInput {
   return {
     TransactItems: [sessionUpdate(context, sessionId, input, nowMs), ...puts],

@@ -60,7 +60,7 @@ export async function appendMessages(
 ): Promise<{ headSeq: number }> {
   validateAppendInput(sessionId, input, limits);
   const headSeq = input.expectedSeq + input.messages.length;
-  const puts = messagePuts(context, sessionId, input, Date.now());
+  const puts = messagePuts(context, sessionId, input);
   // A resend under the same token must carry exactly the same parameters, `now` included.
   const build = () =>
     new TransactWriteItemsCommand(

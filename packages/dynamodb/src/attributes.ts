@@ -23,8 +23,19 @@ export const A = {
   body: 'body',
   /** On a message item whose JSON did not fit one item: how many chunk items follow it. */
   parts: 'parts',
-  /** Epoch seconds for DynamoDB TTL; written only when the store has `ttlSeconds`. */
+  /**
+   * Epoch seconds for DynamoDB TTL, on session items only (written only when the store has
+   * `ttlSeconds`): expiry removes the session item, and with it the whole session.
+   */
   ttl: 'ttl',
+  /** Index partition attributes of session items, written at creation (see index-keys.ts). */
+  gA: 'gA',
+  gO: 'gO',
+  gT: 'gT',
+  gG: 'gG',
+  gI: 'gI',
+  /** Retention index sort key: ms of creation, moved up to the last append by retention sweeps. */
+  idleAt: 'idleAt',
 } as const;
 
 export const SESSION_KIND = 'session';

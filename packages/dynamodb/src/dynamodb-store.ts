@@ -1,4 +1,10 @@
-import { type AgentStore, InvalidArgumentError, mapStoreErrors, SchemaMissingError } from '@agentstore/core';
+import {
+  type AgentStore,
+  InvalidArgumentError,
+  mapStoreErrors,
+  SchemaMissingError,
+  validateRetentionInput,
+} from '@agentstore/core';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
 import { errorName, type StoreContext } from './context.ts';
@@ -7,6 +13,7 @@ import { acquireLease, releaseLease, renewLease } from './leases.ts';
 import { DYNAMODB_LIMITS } from './limits.ts';
 import { listSessions } from './list-sessions.ts';
 import { loadSession } from './load.ts';
+import { deleteIdleSessions } from './retention.ts';
 import { validateTableName } from './table.ts';
 import { verifyTable } from './verify-table.ts';
 
@@ -18,10 +25,11 @@ export interface DynamoDbStoreOptions {
   /** A table with the layout of `tableDefinition()` (see `createTable`). */
   tableName: string;
   /**
-   * Stamp every item written with `ttl` = now + ttlSeconds, so DynamoDB TTL deletes sessions idle
-   * that long. Each item's clock starts when it is written (the session item's at every append),
-   * so pick a value far above how long any session stays in use: a session whose oldest messages
-   * expired while it was still used fails to load with CorruptRecordError. Off by default.
+   * Stamp the session item with `ttl` = now + ttlSeconds at every append and lease call, so
+   * DynamoDB TTL removes sessions idle that long. Only the session item carries it: expiry takes
+   * the session away whole (a partition without its session item does not load), never its
+   * oldest messages first. The message items it leaves are removed by `deleteSession`, or avoided
+   * by running `deleteIdleSessions` with a cutoff inside the TTL (see the README). Off by default.
    */
   ttlSeconds?: number;
   /**
@@ -74,6 +82,7 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
     releaseLease: async (sessionId, input) => releaseLease(await open(), sessionId, input),
     listSessions: async (input) => listSessions(await open(), input),
     deleteSession: async (sessionId) => deleteSession(await open(), sessionId),
+    deleteIdleSessions: async (input) => deleteIdleSessions(await open(), validateRetentionInput(input)),
     async close() {
       if (closed) return;
       closed = true;

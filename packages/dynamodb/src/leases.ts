@@ -17,6 +17,7 @@ import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb
 import { checkFieldSize, stateJson } from './append-transaction.ts';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';
 import { errorName, type StoreContext, ttlValue } from './context.ts';
+import { indexSets } from './index-keys.ts';
 import { SESSION_SK } from './keys.ts';
 import { decodeSession, type Item, nullableString } from './session-item.ts';
 
@@ -87,7 +88,8 @@ export async function acquireLease(
       '#agentName = if_not_exists(#agentName, :agent), #ownerId = if_not_exists(#ownerId, :owner), ' +
       '#tenantId = if_not_exists(#tenantId, :tenant), #state = if_not_exists(#state, :state), ' +
       '#headSeq = if_not_exists(#headSeq, :zero), #createdAt = if_not_exists(#createdAt, :now), ' +
-      `#updatedAt = if_not_exists(#updatedAt, :now)${ttl === null ? '' : ', #ttl = :ttl'}`;
+      `#updatedAt = if_not_exists(#updatedAt, :now)${ttl === null ? '' : ', #ttl = :ttl'}, ` +
+      indexSets(sessionId, init, nowMs, values).join(', ');
     const condition =
       `attribute_not_exists(#pk) OR (${ownershipCondition('#ownerId', ':owner', init.ownerId)} AND ` +
       `${ownershipCondition('#tenantId', ':tenant', init.tenantId)} AND ` +

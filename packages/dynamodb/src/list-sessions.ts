@@ -5,8 +5,9 @@ import {
   type SessionRecord,
 } from '@agentstore/core';
 import { type AttributeValue, BatchGetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { A, namesIn, SESSION_KIND, SESSIONS_INDEX } from './attributes.ts';
+import { A, namesIn } from './attributes.ts';
 import { backoff, type StoreContext, UNPROCESSED_ATTEMPTS } from './context.ts';
+import { GSI, type IndexName, partitionsOf } from './index-keys.ts';
 import { SESSION_SK } from './keys.ts';
 import { decodeSession, type Item } from './session-item.ts';
 
@@ -35,12 +36,17 @@ async function getSessions(context: StoreContext, ids: string[]): Promise<Map<st
   return found;
 }
 
+/** UTF-8 byte order: DynamoDB's order of string sort keys, so merged shards page like one index. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
 /**
- * Ids come from the sparse `sessions` index (key `kind`, sort `pk`: ordered by id, the cursor is
- * a key condition), filtered there on the projected owner, tenant and agent name; the page's full
- * records then come from the table with BatchGetItem. The index is eventually consistent on real
- * DynamoDB, so a session created a moment ago can be missing from a listing for a moment.
- * Order is DynamoDB's: UTF-8 bytes of the id.
+ * The first filter given (owner, then tenant, then agent name; none: every session) picks the
+ * index; its partition values (one for an owner, SHARDS otherwise) are queried from the cursor
+ * on, each for up to `limit + 1` ids that pass every filter (a FilterExpression on the projected
+ * fields), and the merge of those is exactly the next `limit + 1` ids. The page's full records
+ * then come from the table with BatchGetItem. GSIs are eventually consistent on real DynamoDB, so
+ * a session created a moment ago can be missing from a listing for a moment. Order is
+ * DynamoDB's: UTF-8 bytes of the id.
  */
 export async function listSessions(
   context: StoreContext,
@@ -49,8 +55,16 @@ export async function listSessions(
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
   }
-  const values: Record<string, AttributeValue> = { ':kind': { S: SESSION_KIND } };
-  let keyCondition = '#kind = :kind';
+  const [index, attribute, driving]: [IndexName, string, string | undefined] =
+    ownerId !== undefined
+      ? ['owner', A.gO, ownerId]
+      : tenantId !== undefined
+        ? ['tenant', A.gT, tenantId]
+        : agentName !== undefined
+          ? ['agent', A.gG, agentName]
+          : ['all', A.gA, undefined];
+  const values: Record<string, AttributeValue> = {};
+  let keyCondition = `#${attribute} = :partition`;
   if (cursor != null) {
     keyCondition += ' AND #pk > :cursor';
     values[':cursor'] = { S: cursor };
@@ -66,26 +80,37 @@ export async function listSessions(
     values[`:${name}`] = { S: value };
   }
   const filter = filters.length > 0 ? filters.join(' AND ') : undefined;
-  const ids: string[] = [];
-  let startKey: Item | undefined;
-  do {
-    const page = await context.client.send(
-      new QueryCommand({
-        TableName: context.tableName,
-        IndexName: SESSIONS_INDEX,
-        KeyConditionExpression: keyCondition,
-        FilterExpression: filter,
-        ExpressionAttributeNames: namesIn(keyCondition, filter, '#pk'),
-        ExpressionAttributeValues: values,
-        ProjectionExpression: '#pk',
-        // Without a filter every index entry counts; with one, read ahead more per page.
-        Limit: filter ? Math.min(1000, Math.max(100, (limit + 1) * 4)) : limit + 1,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) ids.push(item[A.pk]!.S!);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && ids.length <= limit);
+  const names = namesIn(keyCondition, filter, '#pk');
+  // A filter only the driving one: its matches are the index entries themselves (bar digests).
+  const selective = filters.length > 1;
+  const perPartition = await Promise.all(
+    partitionsOf(index, driving).map(async (partition) => {
+      const ids: string[] = [];
+      let startKey: Item | undefined;
+      do {
+        const page = await context.client.send(
+          new QueryCommand({
+            TableName: context.tableName,
+            IndexName: GSI[index],
+            KeyConditionExpression: keyCondition,
+            FilterExpression: filter,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':partition': { S: partition } },
+            ProjectionExpression: '#pk',
+            Limit: selective ? Math.min(1000, Math.max(100, (limit + 1) * 4)) : limit + 1,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) ids.push(item[A.pk]!.S!);
+        startKey = page.LastEvaluatedKey;
+      } while (startKey && ids.length <= limit);
+      return ids.slice(0, limit + 1);
+    }),
+  );
+  const ids = perPartition
+    .flat()
+    .sort(byBytes)
+    .slice(0, limit + 1);
   const pageIds = ids.slice(0, limit);
   const items = await getSessions(context, pageIds);
   const sessions: SessionRecord[] = [];

@@ -5,7 +5,8 @@ import {
   type DynamoDBClient,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { A, SESSIONS_INDEX } from './attributes.ts';
+import { A } from './attributes.ts';
+import { GSI } from './index-keys.ts';
 import { describeTableCheck, tableLayoutError, ttlEnabled } from './verify-table.ts';
 
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
@@ -25,8 +26,10 @@ export function validateTableName(tableName: unknown): asserts tableName is stri
  * CloudFormation if you manage tables there):
  * - `pk` (S) partition key = session id, `sk` (S) sort key = `m#<seq>` / `m#<seq>#<chunk>` / `session`;
  * - on-demand billing;
- * - the sparse `sessions` index (`kind` = 'session' → `pk`), projecting only the fields
- *   listSessions filters on, so appends (which change headSeq, state, updatedAt) never write to it.
+ * - five sparse indexes on session items (see index-keys.ts): one per listSessions filter
+ *   (write-sharded partition values → `pk`, projecting only the filter fields) and one for
+ *   retention (→ `idleAt`); their attributes are written at creation only, so appends (which
+ *   change headSeq, state, updatedAt) never write to an index.
  * TTL on the `ttl` attribute is a separate call (UpdateTimeToLive); `createTable` makes both.
  */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
@@ -37,23 +40,47 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: [
       { AttributeName: A.pk, AttributeType: 'S' },
       { AttributeName: A.sk, AttributeType: 'S' },
-      { AttributeName: A.kind, AttributeType: 'S' },
+      ...(['gA', 'gO', 'gT', 'gG', 'gI'] as const).map((name) => ({
+        AttributeName: A[name],
+        AttributeType: 'S' as const,
+      })),
+      { AttributeName: A.idleAt, AttributeType: 'N' },
     ],
     KeySchema: [
       { AttributeName: A.pk, KeyType: 'HASH' },
       { AttributeName: A.sk, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: SESSIONS_INDEX,
-        KeySchema: [
-          { AttributeName: A.kind, KeyType: 'HASH' },
-          { AttributeName: A.pk, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [A.agentName, A.ownerId, A.tenantId] },
-      },
-    ],
+    GlobalSecondaryIndexes: indexDefinitions(),
   };
+}
+
+/** The five session indexes, as CreateTable (or UpdateTable `Create`) wants them. */
+export function indexDefinitions() {
+  const listing = (name: string, attribute: string) => ({
+    IndexName: name,
+    KeySchema: [
+      { AttributeName: attribute, KeyType: 'HASH' as const },
+      { AttributeName: A.pk, KeyType: 'RANGE' as const },
+    ],
+    Projection: {
+      ProjectionType: 'INCLUDE' as const,
+      NonKeyAttributes: [A.agentName, A.ownerId, A.tenantId],
+    },
+  });
+  return [
+    listing(GSI.all, A.gA),
+    listing(GSI.owner, A.gO),
+    listing(GSI.tenant, A.gT),
+    listing(GSI.agent, A.gG),
+    {
+      IndexName: GSI.idle,
+      KeySchema: [
+        { AttributeName: A.gI, KeyType: 'HASH' as const },
+        { AttributeName: A.idleAt, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'KEYS_ONLY' as const },
+    },
+  ];
 }
 
 export interface CreateTableOptions {

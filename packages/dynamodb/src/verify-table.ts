@@ -92,7 +92,7 @@ export function tableLayoutError(tableName: string, problems: string[]): StoreCo
     store: STORE,
     problem: 'table-layout',
     detail: `table ${tableName} does not have the layout the store needs: ${problems.join('; ')}.`,
-    fix: `recreate it from \`tableDefinition('${tableName}')\` (or add what is missing), or point the store at a table made by \`createTable\`.`,
+    fix: `for a table made by an older @agentstore/dynamodb, run \`await upgradeTable(client, '${tableName}')\` (adds the missing indexes); otherwise recreate it from \`tableDefinition('${tableName}')\`, or point the store at a table made by \`createTable\`.`,
   });
 }
 

@@ -1,10 +1,14 @@
 import {
   type AgentStore,
   appendLeaseMatches,
+  CorruptRecordError,
   canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
   LeaseLostError,
+  type MessageRecord,
   mapStoreErrors,
   ownerMatches,
   retryAfterMs,
@@ -14,6 +18,7 @@ import {
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -46,8 +51,17 @@ interface AppendRow {
 }
 
 interface LoadRow extends Omit<SessionRow, 'id' | 'state'> {
+  /** 0 on the session row. */
   seq: string;
   body: string;
+}
+
+interface DeleteIdleRow {
+  /** JSON array of the deleted ids. */
+  deleted: string;
+  examined: string;
+  /** JSON [activity key, id] of the last candidate examined; null when none. */
+  last: string | null;
 }
 
 type AcquireRow = { [K in keyof SessionRow]: SessionRow[K] | null } & {
@@ -148,13 +162,21 @@ export function postgresStore(
       validateLoadOptions(loadOptions);
       const afterSeq = loadOptions.afterSeq ?? 0;
       const { rows } = await query<LoadRow>(sql.load, [sessionId, afterSeq]);
-      const first = rows[0];
-      if (!first || Number(first.seq) !== 0) return null;
-      const session = decodeSession({ ...first, id: sessionId, state: first.body });
-      const messages = [];
-      for (let i = 1; i < rows.length; i++) {
-        const row = rows[i]!;
-        messages.push(decodeMessage(row.body, sessionId, Number(row.seq)));
+      // Rows come in no particular order (the server never sorts): the session row is seq 0, and
+      // each message goes to its own slot, so the result is ordered in one pass.
+      const sessionRow = rows.find((row) => Number(row.seq) === 0);
+      if (!sessionRow) return null;
+      const session = decodeSession({ ...sessionRow, id: sessionId, state: sessionRow.body });
+      const messages: MessageRecord[] = new Array(Math.max(0, session.headSeq - afterSeq));
+      for (const row of rows) {
+        const seq = Number(row.seq);
+        if (seq === 0 || seq > session.headSeq) continue;
+        messages[seq - afterSeq - 1] = decodeMessage(row.body, sessionId, seq);
+      }
+      for (let i = 0; i < messages.length; i++) {
+        if (messages[i] === undefined) {
+          throw new CorruptRecordError({ sessionId, seq: afterSeq + i + 1, reason: 'message is missing' });
+        }
       }
       return { session, messages };
     },
@@ -338,6 +360,29 @@ export function postgresStore(
       } finally {
         client.release(broken);
       }
+    },
+
+    async deleteIdleSessions(input) {
+      assertOpen();
+      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+      const [afterKey, afterId] =
+        cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
+      if (afterId.includes('\u0000') || afterKey.includes('\u0000')) {
+        throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
+      }
+      const { rows } = await query<DeleteIdleRow>(sql.deleteIdle, [
+        idleBefore,
+        limit,
+        afterKey,
+        afterId,
+        new Date().toISOString(),
+      ]);
+      const row = rows[0]!;
+      const last = row.last === null ? null : (JSON.parse(row.last) as [string, string]);
+      return {
+        deleted: JSON.parse(row.deleted) as string[],
+        nextCursor: Number(row.examined) === limit && last ? encodeRetentionCursor(last[0], last[1]) : null,
+      };
     },
 
     async close() {

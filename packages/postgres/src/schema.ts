@@ -62,6 +62,22 @@ CREATE TABLE IF NOT EXISTS ${n.messages} (
   PRIMARY KEY (session_id, seq)
 );`,
   },
+  {
+    version: 2,
+    description: 'agent-name and activity indexes',
+    /*
+     * `idle_at` is the retention index's key: NULL (meaning `created_at`) until a retention sweep
+     * finds the session active and moves it to `updated_at`. Appends never write an indexed
+     * column, so they stay HOT updates; the key never runs ahead of `updated_at`, so every idle
+     * session is found. ADD COLUMN without a default is instant; the indexes are built under the
+     * migration's lock (on a large existing table, build them CONCURRENTLY by hand first: the
+     * IF NOT EXISTS then skips them).
+     */
+    sql: (n, prefix) => `
+ALTER TABLE ${n.sessions} ADD COLUMN IF NOT EXISTS idle_at text COLLATE "C";
+CREATE INDEX IF NOT EXISTS "${prefix}sessions_agent_idx" ON ${n.sessions} (agent_name, id);
+CREATE INDEX IF NOT EXISTS "${prefix}sessions_idle_idx" ON ${n.sessions} ((COALESCE(idle_at, created_at)), id);`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

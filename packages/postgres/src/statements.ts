@@ -16,6 +16,8 @@ export interface Statements {
   release: string;
   deleteSession: string;
   deleteMessages: string;
+  /** Retention: $1 idleBefore, $2 limit, $3/$4 cursor (activity key, id; '' for none), $5 now. */
+  deleteIdle: string;
   /** The page query; it asks for `limit + 1` rows to know whether another page exists. */
   list(filters: ListFilters): { text: string; values: unknown[] };
 }
@@ -84,14 +86,18 @@ LEFT JOIN LATERAL (
   SELECT head_seq FROM created UNION ALL SELECT head_seq FROM advanced
 ), ${rest('granted')}`;
 
-  // load: the session row (seq 0) and its messages after $2, from one snapshot.
+  /*
+   * load: the session row (seq 0) and its messages after $2, from one snapshot, in no particular
+   * order: the store puts each message in its slot by seq (seqs are contiguous), so the server
+   * never sorts. A `UNION ALL ... ORDER BY` or an ordered window sorts, and for a long session
+   * that sort spills to disk; an index-ordered plan is the planner's choice, not a guarantee.
+   */
   const load = `SELECT 0::bigint AS seq, s.state AS body, s.agent_name, s.owner_id, s.tenant_id, s.head_seq,
   s.lease_holder, s.lease_epoch, s.lease_expires_at, s.created_at, s.updated_at
 FROM ${n.sessions} AS s WHERE s.id = $1::text
 UNION ALL
 SELECT m.seq, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint
-ORDER BY 1`;
+FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint`;
 
   /*
    * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 expiry, $8 now.
@@ -130,23 +136,84 @@ WHERE id = $1::text AND lease_holder = $2::text AND lease_epoch = $3::bigint`;
   const deleteSession = `DELETE FROM ${n.sessions} WHERE id = $1::text`;
   const deleteMessages = `DELETE FROM ${n.messages} WHERE session_id = $1::text`;
 
-  // One statement text per filter combination, so each gets a plan that uses the right index.
+  /*
+   * deleteIdle, one statement: a page of candidates from the activity index, then the idle ones
+   * (updated_at before $1, lease free or expired) deleted with their messages, and the active
+   * ones' index key moved up to updated_at (out of this and every later sweep's range until they
+   * go idle again). A concurrent append locks the row first or makes the DELETE re-check the
+   * newest row version (READ COMMITTED), which is then no longer idle: never half a session.
+   * `= ANY (ARRAY(...))` keeps every step an index lookup (a join with the CTE can plan a scan).
+   */
+  const idleKey = 'COALESCE(idle_at, created_at)';
+  const deleteIdle = `WITH candidates AS (
+  SELECT id, ${idleKey} AS idle_key FROM ${n.sessions}
+  WHERE ${idleKey} < $1::text AND (${idleKey}, id) > ($3::text, $4::text)
+  ORDER BY ${idleKey}, id
+  LIMIT $2::bigint
+), gone AS (
+  DELETE FROM ${n.sessions} AS s
+  WHERE s.id = ANY (ARRAY(SELECT id FROM candidates)) AND s.updated_at < $1::text
+    AND (s.lease_holder IS NULL OR s.lease_expires_at <= $5::text)
+  RETURNING s.id
+), purged AS (
+  DELETE FROM ${n.messages} WHERE session_id = ANY (ARRAY(SELECT id FROM gone))
+), rescored AS (
+  UPDATE ${n.sessions} AS s SET idle_at = s.updated_at
+  WHERE s.id = ANY (ARRAY(SELECT id FROM candidates)) AND s.updated_at >= $1::text
+)
+SELECT (SELECT COALESCE(json_agg(id), '[]')::text FROM gone) AS deleted,
+  (SELECT count(*) FROM candidates) AS examined,
+  (SELECT json_build_array(idle_key, id)::text FROM candidates ORDER BY idle_key DESC, id DESC LIMIT 1) AS last`;
+
+  /*
+   * One statement text per filter combination. The first filter given (owner, then tenant, then
+   * agent name) drives the scan: its equality is written as a range, `col >= $v AND col <= $v`
+   * (the same rows under COLLATE "C"), and the page is ordered by (col, id), an order only that
+   * filter's (col, id) index delivers. Plain `col = $v ... ORDER BY id` lets the planner walk the
+   * primary key instead and filter, which a generic plan does for every value, reading the
+   * whole table to find a rare or absent one. The cursor is a row comparison, so the scan starts
+   * at the cursor instead of skipping every earlier entry. Further filters are checked on the
+   * rows the driving index yields.
+   */
   const list = (filters: ListFilters) => {
     const values: unknown[] = [filters.limit + 1];
-    const where: string[] = [];
-    const add = (column: string, op: string, value: string | undefined) => {
-      if (value === undefined) return;
+    const param = (value: string) => {
       values.push(value);
-      where.push(`${column} ${op} $${values.length}::text`);
+      return `$${values.length}::text`;
     };
-    add('owner_id', '=', filters.ownerId);
-    add('tenant_id', '=', filters.tenantId);
-    add('agent_name', '=', filters.agentName);
-    add('id', '>', filters.cursor);
+    const given: [string, string][] = [];
+    if (filters.ownerId !== undefined) given.push(['owner_id', filters.ownerId]);
+    if (filters.tenantId !== undefined) given.push(['tenant_id', filters.tenantId]);
+    if (filters.agentName !== undefined) given.push(['agent_name', filters.agentName]);
+    const where: string[] = [];
+    let order = 'id';
+    const [driving, ...others] = given;
+    if (driving) {
+      const [column, value] = driving;
+      const v = param(value);
+      if (filters.cursor === undefined) where.push(`${column} >= ${v}`);
+      else where.push(`(${column}, id) > (${v}, ${param(filters.cursor)})`);
+      where.push(`${column} <= ${v}`);
+      order = `${column}, id`;
+    } else if (filters.cursor !== undefined) {
+      where.push(`id > ${param(filters.cursor)}`);
+    }
+    for (const [column, value] of others) where.push(`${column} = ${param(value)}`);
     const text = `SELECT ${SESSION_COLUMNS} FROM ${n.sessions}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}
-ORDER BY id LIMIT $1::bigint`;
+ORDER BY ${order} LIMIT $1::bigint`;
     return { text, values };
   };
 
-  return { append, appendFirst, load, acquire, renew, release, deleteSession, deleteMessages, list };
+  return {
+    append,
+    appendFirst,
+    load,
+    acquire,
+    renew,
+    release,
+    deleteSession,
+    deleteMessages,
+    deleteIdle,
+    list,
+  };
 }

@@ -2,9 +2,12 @@ import { InvalidArgumentError } from '@agentstore/core';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { LATEST_VERSION, migrationSql, postgresStore } from '../src/index.ts';
+import { MIGRATIONS, migrationsTableSql, recordMigrationSql, tableNames } from '../src/schema.ts';
 import { freshSchema, init, message, uniqueId, usePostgres } from './harness.ts';
 
 const server = usePostgres('migrate');
+
+const ALL = MIGRATIONS.map((m) => m.version);
 
 const versions = async (schema: string) =>
   (
@@ -14,9 +17,9 @@ const versions = async (schema: string) =>
 describe('migrate', () => {
   it('is idempotent', async () => {
     const store = postgresStore({ pool: server.pool }, { schema: server.schema });
-    expect(await store.migrate()).toEqual({ applied: [1], version: LATEST_VERSION });
+    expect(await store.migrate()).toEqual({ applied: ALL, version: LATEST_VERSION });
     expect(await store.migrate()).toEqual({ applied: [], version: LATEST_VERSION });
-    expect(await versions(server.schema)).toEqual([1]);
+    expect(await versions(server.schema)).toEqual(ALL);
     const id = uniqueId();
     await store.append(id, {
       expectedSeq: 0,
@@ -27,15 +30,51 @@ describe('migrate', () => {
     expect((await store.load(id))?.session.headSeq).toBe(1);
   });
 
+  it('upgrades a version-1 schema with data: adds the agent and activity indexes, keeps every session', async () => {
+    const schema = freshSchema('v1');
+    const names = tableNames(schema, 'agentstore_');
+    try {
+      await server.pool.query(`CREATE SCHEMA "${schema}"; ${migrationsTableSql(names)}`);
+      await server.pool.query(MIGRATIONS[0]!.sql(names, 'agentstore_'));
+      await server.pool.query(recordMigrationSql(names, MIGRATIONS[0]!));
+      await server.pool.query(
+        `INSERT INTO ${names.sessions} (id, agent_name, state, head_seq, created_at, updated_at)
+         VALUES ('old', 'a', 'null', 1, '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z'),
+                ('kept', 'a', 'null', 1, '2020-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z');
+         INSERT INTO ${names.messages} (session_id, seq, body) VALUES
+           ('old', 1, '{"id":"m1","role":"user","content":"x","createdAt":"2020-01-01T00:00:00.000Z"}'),
+           ('kept', 1, '{"id":"m1","role":"user","content":"x","createdAt":"2020-01-01T00:00:00.000Z"}')`,
+      );
+      const store = postgresStore({ pool: server.pool }, { schema });
+      expect(await store.migrate()).toEqual({ applied: ALL.slice(1), version: LATEST_VERSION });
+      const { rows } = await server.pool.query(
+        'SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname',
+        [schema],
+      );
+      expect(rows.map((r) => r.indexname)).toEqual(
+        expect.arrayContaining(['agentstore_sessions_agent_idx', 'agentstore_sessions_idle_idx']),
+      );
+      expect((await store.listSessions({ agentName: 'a', limit: 10 })).sessions.map((s) => s.id)).toEqual([
+        'kept',
+        'old',
+      ]);
+      const swept = await store.deleteIdleSessions({ idleBefore: '2021-01-01T00:00:00.000Z', limit: 10 });
+      expect(swept).toEqual({ deleted: ['old'], nextCursor: null });
+      expect((await store.load('kept'))?.messages).toHaveLength(1);
+    } finally {
+      await server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    }
+  });
+
   it('applies each version once when several processes migrate at once', async () => {
     const schema = freshSchema('race');
     // Separate pools: separate backends racing for the advisory lock.
     const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: server.url, max: 1 }));
     try {
       const results = await Promise.all(pools.map((pool) => postgresStore({ pool }, { schema }).migrate()));
-      expect(results.flatMap((r) => r.applied)).toEqual([1]);
+      expect(results.flatMap((r) => r.applied).sort()).toEqual(ALL);
       expect(results.every((r) => r.version === LATEST_VERSION)).toBe(true);
-      expect(await versions(schema)).toEqual([1]);
+      expect(await versions(schema)).toEqual(ALL);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
       await server.pool.query(`DROP SCHEMA "${schema}" CASCADE`);
@@ -83,7 +122,7 @@ describe('migrate', () => {
         `INSERT INTO "${schema}".agentstore_migrations (version, description) VALUES (99, 'future')`,
       );
       await expect(store.migrate()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'schema' });
-      expect(await versions(schema)).toEqual([1, 99]);
+      expect(await versions(schema)).toEqual([...ALL, 99]);
     } finally {
       await server.pool.query(`DROP SCHEMA "${schema}" CASCADE`);
     }

@@ -47,7 +47,7 @@ export interface SessionKeys {
 
 export interface KeySpace {
   prefix: string;
-  /** Sorted set of every session's index member; a key of its own, so its own Cluster slot. */
+  /** The single index of releases before 0.2 (one hot key); read only by `reindex()`. */
   index: string;
   session(sessionId: string): SessionKeys;
 }

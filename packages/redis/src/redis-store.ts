@@ -12,8 +12,10 @@ import {
   type SessionRecord,
   StoreConfigurationError,
   type StoreLimits,
+  UnexpectedReplyError,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
@@ -26,7 +28,17 @@ import {
   type RedisDurability,
   type RedisStoreWarning,
 } from './durability-check.ts';
-import { DEFAULT_KEY_PREFIX, indexMember, keySpace, sessionIdFromMember, validateKeyPrefix } from './keys.ts';
+import {
+  addToIndexes,
+  deleteIdleSessions,
+  type IndexContext,
+  indexedFields,
+  listSessions,
+  reindexLegacy,
+  removeFromIndexes,
+} from './index-ops.ts';
+import { indexKeys } from './indexes.ts';
+import { DEFAULT_KEY_PREFIX, indexMember, keySpace, validateKeyPrefix } from './keys.ts';
 import { scriptRunner } from './script-runner.ts';
 
 export type RedisConnection =
@@ -65,6 +77,12 @@ export interface RedisAgentStore extends AgentStore {
   readonly durabilityCheck: Promise<DurabilityReport>;
   /** Runs the durability check now (as the periodic re-check does) and updates `durable`. */
   recheckDurability(): Promise<DurabilityReport>;
+  /**
+   * Moves sessions listed by the single `<prefix>sessions` index of @agentstore/redis before
+   * 0.2 into the bucketed indexes. Run it once after upgrading (safe to repeat, safe while the
+   * store is in use); until then those sessions are missing from listings and retention.
+   */
+  reindex(): Promise<{ reindexed: number }>;
 }
 
 /**
@@ -80,7 +98,8 @@ let appendCounter = 0;
 const DEFAULT_INIT: SessionInit = { agentName: '', ownerId: null, tenantId: null, state: null };
 
 function asTuple(reply: unknown): unknown[] {
-  if (!Array.isArray(reply)) throw new Error(`@agentstore/redis: unexpected script reply ${String(reply)}`);
+  if (!Array.isArray(reply))
+    throw new UnexpectedReplyError({ store: '@agentstore/redis', operation: 'script', reply });
   return reply;
 }
 
@@ -165,17 +184,14 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
   };
 
-  const scriptKeys = (sessionId: string): string[] => {
-    const k = keys.session(sessionId);
-    return isCluster ? [k.session, k.messages] : [k.session, k.messages, keys.index];
-  };
+  const ix = indexKeys(prefix);
 
-  /**
-   * Cluster only: a creating script found the session absent and asked for the index entry
-   * first (the index is in another slot). Indexing before creating means a session that exists
-   * is always listed; a failed creation leaves at most an entry that listSessions skips.
-   */
-  const indexFirst = (sessionId: string) => client.zadd(keys.index, 0, indexMember(sessionId));
+  /** The script's keys: the session's two, plus (standalone, creating) every index it joins. */
+  const scriptKeys = (sessionId: string, creating: SessionInit | null): string[] => {
+    const k = keys.session(sessionId);
+    if (isCluster || creating === null) return [k.session, k.messages];
+    return [k.session, k.messages, ...ix.memberships(sessionId, creating), ix.activityKey(sessionId)];
+  };
 
   const loadRaw = async (sessionId: string, afterSeq: number, withMessages: boolean) => {
     const k = keys.session(sessionId);
@@ -183,6 +199,15 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     if (reply === null) return null;
     const [sessionFlat, messages] = asTuple(reply);
     return { session: decodeSession(sessionId, fieldsOf(sessionFlat)), messages: asTuple(messages) };
+  };
+
+  const indexContext: IndexContext = {
+    client,
+    isCluster,
+    keys,
+    ix,
+    scripts,
+    loadSession: async (sessionId) => (await loadRaw(sessionId, 0, false))?.session ?? null,
   };
 
   return {
@@ -250,12 +275,13 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       ];
       for (let i = 0; i < input.messages.length; i++)
         args.push(encodeMessage(input.messages[i]!, expectedSeq + 1 + i));
-      const k = scriptKeys(sessionId);
+      const k = scriptKeys(sessionId, init);
       let reply = asTuple(await scripts.append(k, args));
-      if (reply[0] === 'INDEX') {
-        await indexFirst(sessionId);
+      if (reply[0] === 'INDEX' && init) {
+        await addToIndexes(indexContext, sessionId, init, now);
         args[14] = 'done';
         reply = asTuple(await scripts.append(k, args));
+        await addToIndexes(indexContext, sessionId, init, now);
       }
       switch (reply[0]) {
         case 'OK':
@@ -275,7 +301,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
             epoch: input.lease?.epoch ?? null,
           });
         default:
-          throw new Error(`@agentstore/redis: unexpected append reply ${String(reply[0])}`);
+          throw new UnexpectedReplyError({
+            store: '@agentstore/redis',
+            operation: 'append',
+            reply,
+            sessionId,
+          });
       }
     },
 
@@ -295,7 +326,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
       }
       const now = Date.now();
-      const k = scriptKeys(sessionId);
+      const fields = {
+        agentName: init.agentName ?? '',
+        ownerId: init.ownerId ?? null,
+        tenantId: init.tenantId ?? null,
+      };
+      const k = scriptKeys(sessionId, { ...fields, state: null });
       const args: (string | number)[] = [
         JSON.stringify(holder),
         now,
@@ -312,9 +348,10 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       ];
       let reply = asTuple(await scripts.acquire(k, args));
       if (reply[0] === 'INDEX') {
-        await indexFirst(sessionId);
+        await addToIndexes(indexContext, sessionId, fields, now);
         args[9] = 'done';
         reply = asTuple(await scripts.acquire(k, args));
+        await addToIndexes(indexContext, sessionId, fields, now);
       }
       switch (reply[0]) {
         case 'OK': {
@@ -326,7 +363,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         case 'BUSY':
           throw new SessionBusyError({ sessionId, retryAfterMs: Math.max(1, Number(reply[1]) - now) });
         default:
-          throw new Error(`@agentstore/redis: unexpected acquire reply ${String(reply[0])}`);
+          throw new UnexpectedReplyError({
+            store: '@agentstore/redis',
+            operation: 'acquireLease',
+            reply,
+            sessionId,
+          });
       }
     },
 
@@ -353,59 +395,32 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       return { released: Number(released) === 1 };
     },
 
-    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+    async listSessions(input) {
       assertOpen();
-      if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
-      }
-      const matches = (s: SessionRecord) =>
-        (ownerId === undefined || s.ownerId === ownerId) &&
-        (tenantId === undefined || s.tenantId === tenantId) &&
-        (agentName === undefined || s.agentName === agentName);
-      const batch = Math.min(Math.max(limit + 1, 64), 1000);
-      const found: SessionRecord[] = [];
-      let from = cursor == null ? '-' : `(${indexMember(cursor)}`;
-      while (found.length <= limit) {
-        const members = await client.zrangebylex(keys.index, from, '+', 'LIMIT', 0, batch);
-        if (members.length === 0) break;
-        from = `(${members[members.length - 1]}`;
-        const ids = members.map(sessionIdFromMember).filter((id): id is string => id !== null);
-        const rows = await Promise.all(ids.map((id) => loadRaw(id, 0, false)));
-        const stale: string[] = [];
-        rows.forEach((row, i) => {
-          if (row === null) stale.push(ids[i]!);
-          else if (found.length <= limit && matches(row.session)) found.push(row.session);
-        });
-        // Entries whose session expired (TTL) or whose creation failed: drop them where the
-        // check and the removal can be one atomic script (standalone); a Cluster just skips them.
-        if (!isCluster && stale.length > 0) {
-          await Promise.all(
-            stale.map((id) => scripts.pruneIndex([keys.index, keys.session(id).session], [indexMember(id)])),
-          );
-        }
-        if (members.length < batch) break;
-      }
-      const page = found.slice(0, limit);
-      return { sessions: page, nextCursor: found.length > limit ? page[page.length - 1]!.id : null };
+      return listSessions(indexContext, input);
     },
 
     async deleteSession(sessionId) {
       assertOpen();
+      validateSessionId(sessionId);
       const k = keys.session(sessionId);
-      if (isCluster) {
-        // One DEL of two same-slot keys is atomic; the index is in another slot, so it follows.
-        const deleted = await client.del(k.session, k.messages);
-        await client.zrem(keys.index, indexMember(sessionId));
-        return { deleted: deleted > 0 };
-      }
-      const results = await client
-        .multi()
-        .del(k.session, k.messages)
-        .zrem(keys.index, indexMember(sessionId))
-        .exec();
-      const [delError, deleted] = results?.[0] ?? [new Error('MULTI aborted'), 0];
-      if (delError) throw delError;
-      return { deleted: Number(deleted) > 0 };
+      // The indexed fields first (JSON text), then the session's two keys in one DEL (same slot,
+      // atomic); the index entries live in other slots and follow. A failure in between leaves
+      // entries that listings and sweeps remove when they meet them.
+      const stored = await client.hmget(k.session, 'agentName', 'ownerId', 'tenantId');
+      const deleted = await client.del(k.session, k.messages);
+      if (stored[0]) await removeFromIndexes(indexContext, sessionId, indexedFields(stored));
+      return { deleted: deleted > 0 };
+    },
+
+    async reindex() {
+      assertOpen();
+      return reindexLegacy(indexContext);
+    },
+
+    async deleteIdleSessions(input) {
+      assertOpen();
+      return deleteIdleSessions(indexContext, validateRetentionInput(input));
     },
 
     async close() {

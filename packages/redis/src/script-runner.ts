@@ -1,5 +1,13 @@
 import type { Cluster, Redis } from 'ioredis';
-import { ACQUIRE_LUA, APPEND_LUA, LOAD_LUA, PRUNE_INDEX_LUA, RELEASE_LUA, RENEW_LUA } from './scripts.ts';
+import {
+  ACQUIRE_LUA,
+  APPEND_LUA,
+  LOAD_LUA,
+  PRUNE_INDEX_LUA,
+  RELEASE_LUA,
+  RENEW_LUA,
+  RETAIN_LUA,
+} from './scripts.ts';
 
 type ScriptArg = string | number;
 type ScriptCommand = (numKeys: number, ...args: ScriptArg[]) => Promise<unknown>;
@@ -11,17 +19,19 @@ export interface ScriptRunner {
   renew(keys: string[], args: ScriptArg[]): Promise<unknown>;
   release(keys: string[], args: ScriptArg[]): Promise<unknown>;
   pruneIndex(keys: string[], args: ScriptArg[]): Promise<unknown>;
+  retain(keys: string[], args: ScriptArg[]): Promise<unknown>;
 }
 
 // Versioned names: defineCommand adds methods to the client, which a user may share with
 // other code; a later release with different Lua gets different names instead of clobbering.
 const SCRIPTS = {
-  append: ['agentstoreAppendV1', APPEND_LUA, false],
+  append: ['agentstoreAppendV2', APPEND_LUA, false],
   load: ['agentstoreLoadV1', LOAD_LUA, true],
-  acquire: ['agentstoreAcquireV1', ACQUIRE_LUA, false],
+  acquire: ['agentstoreAcquireV2', ACQUIRE_LUA, false],
   renew: ['agentstoreRenewV1', RENEW_LUA, false],
   release: ['agentstoreReleaseV1', RELEASE_LUA, false],
   pruneIndex: ['agentstorePruneIndexV1', PRUNE_INDEX_LUA, false],
+  retain: ['agentstoreRetainV1', RETAIN_LUA, false],
 } as const;
 
 /**
@@ -42,5 +52,6 @@ export function scriptRunner(client: Redis | Cluster): ScriptRunner {
     renew: bind(...SCRIPTS.renew),
     release: bind(...SCRIPTS.release),
     pruneIndex: bind(...SCRIPTS.pruneIndex),
+    retain: bind(...SCRIPTS.retain),
   };
 }

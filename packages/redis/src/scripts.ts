@@ -17,20 +17,24 @@ if ${ttlArg} ~= '0' then
 end`;
 
 /**
- * Creates the session hash. Index modes: 'inline' adds the index member in this script (KEYS[3]),
- * 'done' means the caller already indexed it, 'ask' returns {'INDEX'} before writing anything so
- * the caller can index first (Cluster: the index lives in another slot).
+ * Creates the session hash. Index modes: 'inline' adds the index members in this script (KEYS[3]
+ * to KEYS[#KEYS - 1]: the lex indexes, score 0; KEYS[#KEYS]: the activity index, scored by the
+ * time), 'done' means the caller already indexed it, 'ask' returns {'INDEX'} before writing
+ * anything so the caller can index first (Cluster: the indexes live in other slots).
  */
 const createSession = (
-  a: Record<'id' | 'agent' | 'owner' | 'tenant' | 'state' | 'now' | 'mode' | 'member', string>,
+  a: Record<'id' | 'agent' | 'owner' | 'tenant' | 'state' | 'now' | 'ms' | 'mode' | 'member', string>,
 ) => `
   if ${a.mode} == 'ask' then return {'INDEX'} end
   redis.call('HSET', KEYS[1], 'id', ${a.id}, 'agentName', ${a.agent}, 'ownerId', ${a.owner},
     'tenantId', ${a.tenant}, 'state', ${a.state}, 'headSeq', '0', 'createdAt', ${a.now}, 'updatedAt', ${a.now})
-  if ${a.mode} == 'inline' then redis.call('ZADD', KEYS[3], 0, ${a.member}) end`;
+  if ${a.mode} == 'inline' then
+    for i = 3, #KEYS - 1 do redis.call('ZADD', KEYS[i], 0, ${a.member}) end
+    redis.call('ZADD', KEYS[#KEYS], ${a.ms}, ${a.member})
+  end`;
 
 /**
- * KEYS: session, messages[, index]
+ * KEYS: session, messages[, index keys when creating inline]
  * ARGV: 1 expectedSeq, 2 nowMs, 3 nowIso, 4 'token'|'none', 5 holderJson, 6 epoch,
  *       7 releaseLease '1'|'0', 8 hasState '1'|'0', 9 stateJson, 10 init agentNameJson,
  *       11 init ownerJson, 12 init tenantJson, 13 init stateJson, 14 ttlMs|'0',
@@ -56,7 +60,7 @@ if ARGV[4] == 'token' then
 elseif s[2] and tonumber(s[4]) > tonumber(ARGV[2]) then
   return {'LEASE'}
 end
-if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'ARGV[3]', mode: 'ARGV[15]', member: 'ARGV[16]' })}
+if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'ARGV[3]', ms: 'ARGV[2]', mode: 'ARGV[15]', member: 'ARGV[16]' })}
 end
 redis.call('RPUSH', KEYS[2], unpack(ARGV, 20))
 redis.call('HSET', KEYS[1], 'headSeq', ARGV[18], 'updatedAt', ARGV[3], 'lastAppend', ARGV[19])
@@ -85,7 +89,7 @@ return {s, msgs}
 `;
 
 /**
- * KEYS: session, messages[, index]
+ * KEYS: session, messages[, index keys when creating inline]
  * ARGV: 1 holderJson, 2 nowMs, 3 leaseTtlMs, 4 agentNameJson, 5 ownerJson, 6 tenantJson,
  *       7 stateJson, 8 nowIso, 9 ttlMs|'0', 10 index mode, 11 index member, 12 idJson
  * Returns {'OK', epoch, sessionHashFlat} | {'DENIED'} | {'BUSY', expiresMs} | {'INDEX'}.
@@ -96,7 +100,7 @@ local now = tonumber(ARGV[2])
 if s[1] then
   if s[2] ~= ARGV[5] or s[3] ~= ARGV[6] then return {'DENIED'} end
   if s[4] and s[4] ~= ARGV[1] and tonumber(s[5]) > now then return {'BUSY', s[5]} end
-else${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant: 'ARGV[6]', state: 'ARGV[7]', now: 'ARGV[8]', mode: 'ARGV[10]', member: 'ARGV[11]' })}
+else${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant: 'ARGV[6]', state: 'ARGV[7]', now: 'ARGV[8]', ms: 'ARGV[2]', mode: 'ARGV[10]', member: 'ARGV[11]' })}
 end
 local epoch = redis.call('HINCRBY', KEYS[1], 'leaseEpoch', 1)
 redis.call('HSET', KEYS[1], 'leaseHolder', ARGV[1],
@@ -130,4 +134,19 @@ return 1
 export const PRUNE_INDEX_LUA = `
 if redis.call('EXISTS', KEYS[2]) == 0 then return redis.call('ZREM', KEYS[1], ARGV[1]) end
 return 0
+`;
+
+/**
+ * Retention, one session, atomic. KEYS: session, messages. ARGV: 1 idleBefore (ISO), 2 nowMs.
+ * Deletes both keys when the last append is before ARGV[1] and no unexpired lease is held.
+ * Returns {'GONE'} | {'DELETED', agentNameJson, ownerJson, tenantJson} | {'LEASED'} |
+ * {'ACTIVE', updatedAt}.
+ */
+export const RETAIN_LUA = `
+local s = redis.call('HMGET', KEYS[1], 'updatedAt', 'leaseHolder', 'leaseExpiresMs', 'agentName', 'ownerId', 'tenantId')
+if not s[1] then return {'GONE'} end
+if s[1] >= ARGV[1] then return {'ACTIVE', s[1]} end
+if s[2] and tonumber(s[3]) > tonumber(ARGV[2]) then return {'LEASED'} end
+redis.call('DEL', KEYS[1], KEYS[2])
+return {'DELETED', s[4], s[5] or 'null', s[6] or 'null'}
 `;

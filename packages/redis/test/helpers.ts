@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NewMessage, SessionInit } from '@agentstore/core';
-import type { Command, Redis } from 'ioredis';
+import type { Cluster, Command, Redis } from 'ioredis';
+import { type IndexKind, indexKeys } from '../src/indexes.ts';
 
 /** A prefix of its own per test, so tests sharing one server (AGENTSTORE_REDIS_URL) never meet. */
 export const uniquePrefix = (label: string): string => `t-${label}-${randomUUID().slice(0, 8)}:`;
@@ -44,4 +45,19 @@ export function countCommands(client: Redis): { readonly names: string[]; reset(
       commands.length = 0;
     },
   };
+}
+
+/** Entries in one of the store's bucketed lex indexes (default: the index of every session). */
+export async function indexEntries(
+  client: Redis | Cluster,
+  prefix: string,
+  kind: IndexKind = 'a',
+  value?: string,
+): Promise<number> {
+  const counts = await Promise.all(
+    indexKeys(prefix)
+      .lex(kind, value)
+      .map((key) => client.zcard(key)),
+  );
+  return counts.reduce((sum, n) => sum + n, 0);
 }

@@ -73,6 +73,9 @@ describe('keyPrefix', () => {
     expect((await storeB.listSessions({ limit: 10 })).sessions).toEqual([]);
     const keys = await client.keys(`${a}*`);
     const own = redisKeys(a, 'same-id');
-    expect(keys.sort()).toEqual([`${a}sessions`, own.messages, own.session].sort());
+    // The session's two keys, and its entries in the every-session, agent and activity indexes.
+    expect(keys).toEqual(expect.arrayContaining([own.messages, own.session]));
+    expect(keys.filter((key) => key.startsWith(`${a}ix:{`))).toHaveLength(3);
+    expect(keys).toHaveLength(5);
   });
 });

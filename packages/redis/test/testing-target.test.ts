@@ -9,7 +9,7 @@ afterAll(() => server.stop());
 
 it('a test target that chose its key prefix removes every key it wrote when closed', async () => {
   const target = await redisTestTarget({ url: server.info.url });
-  const prefix = String(target.reopen.keyPrefix);
+  const prefix = String(target.reopen?.keyPrefix);
   const store = await target.createStore();
   await store.append('kept-until-close', {
     expectedSeq: 0,

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '@agentstore/core';
+import { SQLITE_DEFAULT_TABLE_PREFIX, validateSqliteTablePrefix } from '@agentstore/core/store';
 import type { Database } from 'better-sqlite3';
 
 /** SQLite's `PRAGMA synchronous` levels that keep a WAL database uncorrupted after a crash. */
@@ -24,21 +25,13 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-export const DEFAULT_TABLE_PREFIX = 'agentstore_';
+export const DEFAULT_TABLE_PREFIX = SQLITE_DEFAULT_TABLE_PREFIX;
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
-const TABLE_PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,30}$/;
-const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['FULL', 'NORMAL', 'EXTRA'];
+/** The prefix ends up in SQL identifiers: core's SQLite dialect holds it to a strict pattern. */
+export const validateTablePrefix: (prefix: unknown) => asserts prefix is string = validateSqliteTablePrefix;
 
-/** The prefix ends up in SQL identifiers, so only a strict pattern is accepted. */
-export function validateTablePrefix(prefix: unknown): asserts prefix is string {
-  if (typeof prefix !== 'string' || !TABLE_PREFIX_PATTERN.test(prefix)) {
-    throw new InvalidArgumentError({
-      argument: 'tablePrefix',
-      reason: `must match ${TABLE_PREFIX_PATTERN} (letters, digits and _, not starting with a digit)`,
-    });
-  }
-}
+const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['FULL', 'NORMAL', 'EXTRA'];
 
 export function validateSynchronous(mode: unknown): asserts mode is SynchronousMode {
   if (!SYNCHRONOUS_MODES.includes(mode as SynchronousMode)) {

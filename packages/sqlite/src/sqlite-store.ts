@@ -1,11 +1,15 @@
 import {
   type AgentStore,
   canAcquireLease,
+  type DeleteIdleSessionsResult,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
   expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
   ownerMatches,
+  type RetentionRequest,
   retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
@@ -15,18 +19,20 @@ import {
   type StoreLimits,
   validateAppendInput,
   validateLoadOptions,
+  validateRetentionInput,
   validateSessionId,
   validateTtlMs,
 } from '@agentstore/core';
+import { decodeSqliteMessage, decodeSqliteSession, type SqliteSessionRow } from '@agentstore/core/store';
 import { type Database, SqliteError } from 'better-sqlite3';
 import { openDatabase } from './open-database.ts';
 import { DEFAULT_TABLE_PREFIX, type SqliteStoreOptions, type SqliteStoreTarget } from './options.ts';
-import { decodeMessage, decodeSession, type SessionRow } from './rows.ts';
 import { migrate, tableNames } from './schema.ts';
 import {
+  type AppendParams,
   listStatementCache,
-  MESSAGE_ROW_WIDTH,
   MESSAGE_ROWS_PER_INSERT,
+  type MessageInsertParams,
   messageInserts,
   prepareStatements,
   type Statements,
@@ -49,18 +55,15 @@ export const SQLITE_LIMITS: StoreLimits = Object.freeze({
   maxMessagesPerAppend: 1000,
 });
 
-type AppendArgs = [
-  sessionId: string,
-  expectedSeq: number,
-  rows: unknown[],
-  stateJson: string | null,
-  init: SessionInit | undefined,
+/** One append as the write transaction takes it: named guard parameters and the message rows. */
+interface AppendArgs {
+  guard: AppendParams;
+  /** INSERT parameters, one entry per statement of at most MESSAGE_ROWS_PER_INSERT rows. */
+  inserts: { rows: number; params: MessageInsertParams }[];
+  init: SessionInit | undefined;
   /** The state a new session starts with; only computed when expectedSeq is 0. */
-  initialStateJson: string | null,
-  lease: { holder: string; epoch: number } | null,
-  release: 0 | 1,
-  nowIso: string,
-];
+  initialState: string | null;
+}
 
 type AcquireArgs = [sessionId: string, holder: string, init: SessionInit, nowMs: number, ttlMs: number];
 
@@ -85,13 +88,14 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
   interface Prepared {
     s: Statements;
     list: ReturnType<typeof listStatementCache>;
-    append: (...args: AppendArgs) => void;
+    append: (args: AppendArgs) => void;
     acquire: (...args: AcquireArgs) => { epoch: number; session: SessionRecord };
     load: (
       sessionId: string,
       afterSeq: number,
     ) => { session: SessionRecord; messages: MessageRecord[] } | null;
     remove: (sessionId: string) => boolean;
+    removeIdle: (request: RetentionRequest, nowIso: string) => DeleteIdleSessionsResult;
   }
 
   const prepare = (): Prepared => {
@@ -99,62 +103,27 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     const s = prepareStatements(db, tables);
     const insertRows = messageInserts(db, tables);
 
-    const appendTx = db.transaction((...args: AppendArgs) => {
-      const [sessionId, expectedSeq, rows, stateJson, init, initialStateJson, lease, release, nowIso] = args;
-      const newHead = expectedSeq + rows.length / MESSAGE_ROW_WIDTH;
-      const { changes } =
-        lease === null
-          ? s.appendWithoutLease.run(
-              newHead,
-              nowIso,
-              stateJson,
-              release,
-              release,
-              sessionId,
-              expectedSeq,
-              nowIso,
-            )
-          : s.appendWithLease.run(
-              newHead,
-              nowIso,
-              stateJson,
-              release,
-              release,
-              sessionId,
-              expectedSeq,
-              lease.holder,
-              lease.epoch,
-            );
+    const appendTx = db.transaction(({ guard, inserts, init, initialState }: AppendArgs) => {
+      const { sessionId, expectedSeq, holder, epoch } = guard;
+      const { changes } = holder === null ? s.appendWithoutLease.run(guard) : s.appendWithLease.run(guard);
       if (changes === 0) {
         // The guard failed or the session is new: only now is the head worth reading.
         const row = s.appendGuardFacts.get(sessionId);
         const actualSeq = row?.head_seq ?? 0;
         if (actualSeq !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq });
-        if (row !== undefined || lease !== null) {
-          throw new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
-        }
-        s.insertSession.run(
+        if (row !== undefined || holder !== null) throw new LeaseLostError({ sessionId, holder, epoch });
+        s.insertSession.run({
           sessionId,
-          init?.agentName ?? '',
-          init?.ownerId ?? null,
-          init?.tenantId ?? null,
-          initialStateJson ?? 'null',
-          newHead,
-          nowIso,
-          nowIso,
-        );
+          agentName: init?.agentName ?? '',
+          ownerId: init?.ownerId ?? null,
+          tenantId: init?.tenantId ?? null,
+          state: initialState ?? 'null',
+          headSeq: guard.newHead,
+          now: guard.now,
+        });
       }
       try {
-        // `rows` holds MESSAGE_ROW_WIDTH bound values per message, built outside the lock.
-        const total = rows.length / MESSAGE_ROW_WIDTH;
-        if (total <= MESSAGE_ROWS_PER_INSERT) insertRows(total).run(rows);
-        else {
-          for (let first = 0; first < total; first += MESSAGE_ROWS_PER_INSERT) {
-            const count = Math.min(MESSAGE_ROWS_PER_INSERT, total - first);
-            const chunk = rows.slice(first * MESSAGE_ROW_WIDTH, (first + count) * MESSAGE_ROW_WIDTH);
-            insertRows(count).run(chunk);
-          }
-        }
+        for (const { rows, params } of inserts) insertRows(rows).run(params);
       } catch (error) {
         // A row already at one of these seqs: another writer got there; the rollback undoes ours.
         if (isPrimaryKeyViolation(error))
@@ -167,23 +136,22 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       const [sessionId, holder, init, nowMs, ttlMs] = args;
       const nowIso = new Date(nowMs).toISOString();
       const expiresAt = expiryIso(nowMs, ttlMs);
-      const row = s.selectSession.get(sessionId);
+      const row = s.selectSession.get({ sessionId });
       if (row === undefined) {
         const stateJson = JSON.stringify(init.state ?? null);
-        s.insertSession.run(
+        s.insertSession.run({
           sessionId,
-          init.agentName,
-          init.ownerId ?? null,
-          init.tenantId ?? null,
-          stateJson,
-          0,
-          nowIso,
-          nowIso,
-        );
-        s.grantLease.run(holder, 1, expiresAt, sessionId);
+          agentName: init.agentName,
+          ownerId: init.ownerId ?? null,
+          tenantId: init.tenantId ?? null,
+          state: stateJson,
+          headSeq: 0,
+          now: nowIso,
+        });
+        s.grantLease.run({ sessionId, holder, epoch: 1, expiresAt });
         return {
           epoch: 1,
-          session: decodeSession({
+          session: decodeSqliteSession({
             id: sessionId,
             agent_name: init.agentName,
             owner_id: init.ownerId ?? null,
@@ -201,22 +169,25 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       if (!ownerMatches({ ownerId: row.owner_id, tenantId: row.tenant_id }, init)) {
         throw new SessionAccessDeniedError({ sessionId });
       }
-      const current = decodeSession(row);
+      const current = decodeSqliteSession(row);
       if (!canAcquireLease(current.lease, holder, nowMs)) {
         throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(current.lease!, nowMs) });
       }
       // The epoch column survives release, so every grant is higher than all earlier ones.
       const epoch = row.lease_epoch + 1;
-      s.grantLease.run(holder, epoch, expiresAt, sessionId);
+      s.grantLease.run({ sessionId, holder, epoch, expiresAt });
       return { epoch, session: { ...current, lease: { holder, epoch, expiresAt } } };
     });
 
     // One read transaction: the session and its messages come from the same snapshot.
     const loadTx = db.transaction((sessionId: string, afterSeq: number) => {
-      const row = s.selectSession.get(sessionId);
+      const row = s.selectSession.get({ sessionId });
       if (row === undefined) return null;
-      const rows = s.selectMessages.all(sessionId, afterSeq);
-      return { session: decodeSession(row), messages: rows.map((m) => decodeMessage(sessionId, m)) };
+      const rows = s.selectMessages.all({ sessionId, afterSeq });
+      return {
+        session: decodeSqliteSession(row),
+        messages: rows.map((m) => decodeSqliteMessage(sessionId, m)),
+      };
     });
 
     const deleteTx = db.transaction((sessionId: string) => {
@@ -224,10 +195,31 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return s.deleteSession.run(sessionId).changes > 0;
     });
 
+    // One write transaction: the candidates, and each idle one's row and messages, together.
+    const deleteIdleTx = db.transaction(({ idleBefore, limit, cursor }: RetentionRequest, nowIso: string) => {
+      const candidates =
+        cursor === null
+          ? s.idleCandidates.all(idleBefore, limit)
+          : s.idleCandidatesAfter.all(idleBefore, ...decodeRetentionCursor<string>(cursor, 'string'), limit);
+      const deleted: string[] = [];
+      for (const { id } of candidates) {
+        if (s.deleteIfIdle.run({ sessionId: id, idleBefore, now: nowIso }).changes === 0) continue;
+        s.deleteMessages.run(id);
+        deleted.push(id);
+      }
+      const last = candidates[candidates.length - 1];
+      return {
+        deleted,
+        nextCursor:
+          candidates.length === limit && last ? encodeRetentionCursor(last.updated_at, last.id) : null,
+      };
+    });
+
     return {
       s,
       list: listStatementCache(db, tables),
-      append: (...args) => appendTx.immediate(...args),
+      removeIdle: (request, nowIso) => deleteIdleTx.immediate(request, nowIso),
+      append: (args) => appendTx.immediate(args),
       acquire: (...args) => acquireTx.immediate(...args),
       load: (sessionId, afterSeq) => loadTx.deferred(sessionId, afterSeq),
       remove: (sessionId) => deleteTx.immediate(sessionId),
@@ -266,30 +258,36 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       const encoded = validateAppendInput(sessionId, input, limits);
       const { messages, expectedSeq } = input;
       // Everything that can be computed outside the write lock is, so the transaction stays short.
-      const rows = new Array<unknown>(messages.length * MESSAGE_ROW_WIDTH);
-      for (let i = 0, at = 0; i < messages.length; i++) {
-        const message = messages[i]!;
-        rows[at++] = sessionId;
-        rows[at++] = expectedSeq + 1 + i;
-        rows[at++] = message.id;
-        rows[at++] = message.role;
-        rows[at++] = encoded[i];
+      const inserts: AppendArgs['inserts'] = [];
+      for (let first = 0; first < messages.length; first += MESSAGE_ROWS_PER_INSERT) {
+        const rows = Math.min(MESSAGE_ROWS_PER_INSERT, messages.length - first);
+        const params: MessageInsertParams = { sessionId, firstSeq: expectedSeq + 1 + first };
+        for (let k = 0; k < rows; k++) {
+          const message = messages[first + k]!;
+          params[`id${k}`] = message.id;
+          params[`role${k}`] = message.role;
+          params[`message${k}`] = encoded[first + k]!;
+        }
+        inserts.push({ rows, params });
       }
       const state = input.session?.state;
       const stateJson = state === undefined ? null : JSON.stringify(state);
       const init = input.session?.init;
-      const nowIso = new Date().toISOString();
-      p.append(
-        sessionId,
-        expectedSeq,
-        rows,
-        stateJson,
+      p.append({
+        guard: {
+          sessionId,
+          expectedSeq,
+          newHead: expectedSeq + messages.length,
+          now: new Date().toISOString(),
+          state: stateJson,
+          release: input.releaseLease ? 1 : 0,
+          holder: input.lease?.holder ?? null,
+          epoch: input.lease?.epoch ?? null,
+        },
+        inserts,
         init,
-        expectedSeq === 0 ? (stateJson ?? JSON.stringify(init?.state ?? null)) : null,
-        input.lease,
-        input.releaseLease ? 1 : 0,
-        nowIso,
-      );
+        initialState: expectedSeq === 0 ? (stateJson ?? JSON.stringify(init?.state ?? null)) : null,
+      });
       return { headSeq: expectedSeq + messages.length };
     },
 
@@ -304,7 +302,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       const p = ready();
       validateTtlMs(ttlMs);
       const expiresAt = expiryIso(Date.now(), ttlMs);
-      if (p.s.renewLease.run(expiresAt, sessionId, holder, epoch).changes === 0) {
+      if (p.s.renewLease.run({ sessionId, holder, epoch, expiresAt }).changes === 0) {
         throw new LeaseLostError({ sessionId, holder, epoch });
       }
       return { expiresAt };
@@ -312,7 +310,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
 
     async releaseLease(sessionId, { holder, epoch }) {
       const p = ready();
-      return { released: p.s.releaseLease.run(sessionId, holder, epoch).changes > 0 };
+      return { released: p.s.releaseLease.run({ sessionId, holder, epoch }).changes > 0 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
@@ -327,14 +325,21 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       if (cursor != null) params.push(cursor);
       // One row more than the page tells whether another page exists.
       params.push(limit + 1);
-      const rows: SessionRow[] = p.list({ ownerId, tenantId, agentName }, cursor != null).all(...params);
-      const page = rows.slice(0, limit).map(decodeSession);
+      const rows: SqliteSessionRow[] = p
+        .list({ ownerId, tenantId, agentName }, cursor != null)
+        .all(...params);
+      const page = rows.slice(0, limit).map(decodeSqliteSession);
       return { sessions: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },
 
     async deleteSession(sessionId) {
       const p = ready();
       return { deleted: p.remove(sessionId) };
+    },
+
+    async deleteIdleSessions(input) {
+      const p = ready();
+      return p.removeIdle(validateRetentionInput(input), new Date().toISOString());
     },
 
     async close() {

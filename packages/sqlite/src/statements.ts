@@ -1,63 +1,106 @@
+import {
+  SQLITE_MESSAGE_COLUMNS,
+  type SqliteMessageRow,
+  type SqliteSessionRow,
+  type SqliteTableNames,
+  sqliteLeaseFree,
+  sqliteLeaseHeld,
+  sqliteSelectMessagesSql,
+  sqliteSelectSessionSql,
+} from '@agentstore/core/store';
 import type { Database, Statement } from 'better-sqlite3';
-import type { MessageRow, SessionRow } from './rows.ts';
-import type { TableNames } from './schema.ts';
 
-/**
- * A lease with no holder, or one that expired at or before `?` (ISO-8601 text compares in time
- * order; an expiry past year 9999 is written `+0…` and counts as live).
- */
-const LEASE_FREE = `(lease_holder IS NULL OR (lease_expires_at <= ? AND lease_expires_at NOT GLOB '+*'))`;
+/** The named parameters of the append's guarded head update (better-sqlite3 binds `@name`). */
+export interface AppendParams {
+  sessionId: string;
+  expectedSeq: number;
+  newHead: number;
+  now: string;
+  /** The new state as JSON, or null to keep the stored one. */
+  state: string | null;
+  /** 1 releases the lease in the same write. */
+  release: 0 | 1;
+  holder: string | null;
+  epoch: number | null;
+}
+
+/** The named parameters of a new session row. */
+export interface InsertSessionParams {
+  sessionId: string;
+  agentName: string;
+  ownerId: string | null;
+  tenantId: string | null;
+  state: string;
+  headSeq: number;
+  now: string;
+}
 
 /** Every statement the store runs, prepared once per store. */
 export interface Statements {
-  /** Params: newHead, now, stateJson|null, release, release, id, expectedSeq, holder, epoch. */
-  appendWithLease: Statement<unknown[]>;
-  /** Params: newHead, now, stateJson|null, release, release, id, expectedSeq, now. */
-  appendWithoutLease: Statement<unknown[]>;
+  appendWithLease: Statement<[AppendParams]>;
+  appendWithoutLease: Statement<[AppendParams]>;
   /** Read only on the failure path, to tell a seq conflict from a lost lease. */
-  appendGuardFacts: Statement<[string], Pick<SessionRow, 'head_seq'>>;
-  /** Params: id, agentName, ownerId, tenantId, stateJson, headSeq, now, now. */
-  insertSession: Statement<unknown[]>;
-  selectSession: Statement<[string], SessionRow>;
-  selectMessages: Statement<[string, number], MessageRow>;
-  /** Params: holder, epoch, expiresAt, id. */
-  grantLease: Statement<unknown[]>;
-  /** Params: expiresAt, id, holder, epoch. */
-  renewLease: Statement<unknown[]>;
-  /** Params: id, holder, epoch. */
-  releaseLease: Statement<unknown[]>;
+  appendGuardFacts: Statement<[string], Pick<SqliteSessionRow, 'head_seq'>>;
+  insertSession: Statement<[InsertSessionParams]>;
+  selectSession: Statement<[{ sessionId: string }], SqliteSessionRow>;
+  selectMessages: Statement<[{ sessionId: string; afterSeq: number }], SqliteMessageRow>;
+  grantLease: Statement<[{ sessionId: string; holder: string; epoch: number; expiresAt: string }]>;
+  renewLease: Statement<[{ sessionId: string; holder: string; epoch: number; expiresAt: string }]>;
+  releaseLease: Statement<[{ sessionId: string; holder: string; epoch: number }]>;
   deleteMessages: Statement<[string]>;
   deleteSession: Statement<[string]>;
+  /** Retention page from the activity index. Params: idleBefore, limit. */
+  idleCandidates: Statement<unknown[], { id: string; updated_at: string }>;
+  /** The same after a cursor. Params: idleBefore, cursor updated_at, cursor id, limit. */
+  idleCandidatesAfter: Statement<unknown[], { id: string; updated_at: string }>;
+  /** Deletes the session row only if still idle and unleased. */
+  deleteIfIdle: Statement<[{ sessionId: string; idleBefore: string; now: string }]>;
 }
 
-export function prepareStatements(db: Database, t: TableNames): Statements {
-  const appendSet = `UPDATE ${t.sessions} SET head_seq = ?, updated_at = ?, state = coalesce(?, state),
-      lease_holder = iif(?, NULL, lease_holder), lease_expires_at = iif(?, NULL, lease_expires_at)
-    WHERE id = ? AND head_seq = ?`;
+const named = <Name extends string>(...names: Name[]) =>
+  Object.fromEntries(names.map((n) => [n, `@${n}`])) as Record<Name, string>;
+
+export function prepareStatements(db: Database, t: SqliteTableNames): Statements {
+  const appendSet = `UPDATE ${t.sessions} SET head_seq = @newHead, updated_at = @now,
+      state = coalesce(@state, state),
+      lease_holder = iif(@release, NULL, lease_holder), lease_expires_at = iif(@release, NULL, lease_expires_at)
+    WHERE id = @sessionId AND head_seq = @expectedSeq`;
+  const sessionId = named('sessionId');
   return {
-    appendWithLease: db.prepare(`${appendSet} AND lease_holder = ? AND lease_epoch = ?`),
-    appendWithoutLease: db.prepare(`${appendSet} AND ${LEASE_FREE}`),
+    appendWithLease: db.prepare(`${appendSet} AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`),
+    appendWithoutLease: db.prepare(`${appendSet} AND ${sqliteLeaseFree(named('now'))}`),
     appendGuardFacts: db.prepare(`SELECT head_seq FROM ${t.sessions} WHERE id = ?`),
     insertSession: db.prepare(
       `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch,
-        lease_expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, NULL, 0, NULL, ?, ?)`,
+        lease_expires_at, created_at, updated_at)
+       VALUES (@sessionId, @agentName, @ownerId, @tenantId, @state, @headSeq, NULL, 0, NULL, @now, @now)`,
     ),
-    selectSession: db.prepare(`SELECT * FROM ${t.sessions} WHERE id = ?`),
-    selectMessages: db.prepare(
-      `SELECT seq, message FROM ${t.messages} WHERE session_id = ? AND seq > ? ORDER BY seq`,
-    ),
+    selectSession: db.prepare(sqliteSelectSessionSql(t, sessionId)),
+    selectMessages: db.prepare(sqliteSelectMessagesSql(t, named('sessionId', 'afterSeq'))),
     grantLease: db.prepare(
-      `UPDATE ${t.sessions} SET lease_holder = ?, lease_epoch = ?, lease_expires_at = ? WHERE id = ?`,
+      `UPDATE ${t.sessions} SET lease_holder = @holder, lease_epoch = @epoch, lease_expires_at = @expiresAt
+        WHERE id = @sessionId`,
     ),
     renewLease: db.prepare(
-      `UPDATE ${t.sessions} SET lease_expires_at = ? WHERE id = ? AND lease_holder = ? AND lease_epoch = ?`,
+      `UPDATE ${t.sessions} SET lease_expires_at = @expiresAt
+        WHERE id = @sessionId AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`,
     ),
     releaseLease: db.prepare(
       `UPDATE ${t.sessions} SET lease_holder = NULL, lease_expires_at = NULL
-        WHERE id = ? AND lease_holder = ? AND lease_epoch = ?`,
+        WHERE id = @sessionId AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`,
     ),
     deleteMessages: db.prepare(`DELETE FROM ${t.messages} WHERE session_id = ?`),
     deleteSession: db.prepare(`DELETE FROM ${t.sessions} WHERE id = ?`),
+    idleCandidates: db.prepare(
+      `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ? ORDER BY updated_at, id LIMIT ?`,
+    ),
+    idleCandidatesAfter: db.prepare(
+      `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ? AND (updated_at, id) > (?, ?)
+        ORDER BY updated_at, id LIMIT ?`,
+    ),
+    deleteIfIdle: db.prepare(
+      `DELETE FROM ${t.sessions} WHERE id = @sessionId AND updated_at < @idleBefore AND ${sqliteLeaseFree(named('now'))}`,
+    ),
   };
 }
 
@@ -71,9 +114,9 @@ export interface ListFilter {
  * listSessions needs one statement per combination of filters (so each can use its index);
  * they are prepared on first use and kept.
  */
-export function listStatementCache(db: Database, t: TableNames) {
-  const cache = new Map<string, Statement<unknown[], SessionRow>>();
-  return (filter: ListFilter, withCursor: boolean): Statement<unknown[], SessionRow> => {
+export function listStatementCache(db: Database, t: SqliteTableNames) {
+  const cache = new Map<string, Statement<unknown[], SqliteSessionRow>>();
+  return (filter: ListFilter, withCursor: boolean): Statement<unknown[], SqliteSessionRow> => {
     const conditions: string[] = [];
     if (filter.ownerId !== undefined) conditions.push('owner_id = ?');
     if (filter.tenantId !== undefined) conditions.push('tenant_id = ?');
@@ -92,19 +135,27 @@ export function listStatementCache(db: Database, t: TableNames) {
 
 /** Rows per INSERT: one multi-row statement beats a run() per message; chunks keep the cache small. */
 export const MESSAGE_ROWS_PER_INSERT = 16;
-/** Bound values per message row: session_id, seq, id, role, message. */
-export const MESSAGE_ROW_WIDTH = 5;
+
+/**
+ * The named parameters of one message INSERT: the session, the seq of its first row, and per row
+ * k its `id<k>`, `role<k>` and `message<k>` (the JSON `validateAppendInput` returned).
+ */
+export type MessageInsertParams = Record<string, string | number>;
 
 /** `INSERT … VALUES (…), (…)` for 1…MESSAGE_ROWS_PER_INSERT rows, each prepared on first use. */
-export function messageInserts(db: Database, t: TableNames): (rows: number) => Statement<unknown[]> {
-  const cache: Statement<unknown[]>[] = [];
+export function messageInserts(
+  db: Database,
+  t: SqliteTableNames,
+): (rows: number) => Statement<[MessageInsertParams]> {
+  const cache: Statement<[MessageInsertParams]>[] = [];
   return (rows) => {
     let statement = cache[rows];
     if (!statement) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ');
-      statement = db.prepare(
-        `INSERT INTO ${t.messages} (session_id, seq, id, role, message) VALUES ${values}`,
-      );
+      const values = Array.from(
+        { length: rows },
+        (_, k) => `(@sessionId, @firstSeq + ${k}, @id${k}, @role${k}, @message${k})`,
+      ).join(', ');
+      statement = db.prepare(`INSERT INTO ${t.messages} ${SQLITE_MESSAGE_COLUMNS} VALUES ${values}`);
       cache[rows] = statement;
     }
     return statement;

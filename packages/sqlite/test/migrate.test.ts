@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from '@agentstore/core';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION, schemaStatements, sqliteStore } from '../src/index.ts';
@@ -79,8 +78,11 @@ describe('migrate', () => {
     const db = new BetterSqlite3(dir.file());
     migrate(db);
     db.prepare('UPDATE agentstore_schema_version SET version = ?').run(SCHEMA_VERSION + 1);
-    expect(() => migrate(db)).toThrow(InvalidArgumentError);
-    await expect(sqliteStore({ database: db }).load('s1')).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(() => migrate(db)).toThrow(expect.objectContaining({ code: 'SCHEMA_VERSION_UNSUPPORTED' }));
+    await expect(sqliteStore({ database: db }).load('s1')).rejects.toMatchObject({
+      code: 'SCHEMA_VERSION_UNSUPPORTED',
+      found: SCHEMA_VERSION + 1,
+    });
     db.close();
   });
 });

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { type RunResult, run, SessionBusyError } from '@agentstore/core';
+import { isAgentStoreError, type RunResult, run } from '@agentstore/core';
 import { d1Store } from '@agentstore/d1';
 import { REFUNDS_TABLE_SQL, supportAgent } from './agent.ts';
 import type { Env } from './env.ts';
@@ -82,7 +82,8 @@ export class AgentSession extends DurableObject<Env> {
         return { status: result.status, response: result.response };
       } catch (error) {
         // Nothing of this message was written; the alarm finishes the older run.
-        if (error instanceof SessionBusyError) return { status: 'busy', retryAfterMs: error.retryAfterMs };
+        if (isAgentStoreError(error, 'SESSION_BUSY'))
+          return { status: 'busy', retryAfterMs: error.retryAfterMs };
         // Every committed step is in D1; the alarm picks up from there.
         return { status: 'pending', error: error instanceof Error ? error.message : String(error) };
       }
@@ -98,7 +99,7 @@ export class AgentSession extends DurableObject<Env> {
         await this.runAgent(pending.sessionId, pending.userId);
         await this.ctx.storage.delete('pending');
       } catch (error) {
-        if (error instanceof SessionBusyError) {
+        if (isAgentStoreError(error, 'SESSION_BUSY')) {
           // A run from a dead isolate still holds the lease: look again when it expires.
           await this.ctx.storage.setAlarm(Date.now() + error.retryAfterMs);
           return;

@@ -1,14 +1,18 @@
 // `agentstore inspect <store> <sessionId> [--at seq] [--json]`
 // `agentstore sessions <store> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]`
+// `agentstore retention <store> (--idle-days n | --idle-before iso) [--batch n] [--max-batches n] [--cursor c] [--json]`
 import { parseArgs } from 'node:util';
+import { isAgentStoreError } from '../errors.ts';
 import { loadSessionAt } from '../session-at.ts';
 import { foldSession } from '../session-fold.ts';
 import { renderTimeline } from '../timeline.ts';
+import { runRetention } from './retention.ts';
 import { openStoreArgument, STORE_URL_ADAPTERS, StoreUrlError } from './store-url.ts';
 
 const USAGE = `usage:
   agentstore inspect <store> <sessionId> [--at seq] [--json]
   agentstore sessions <store> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]
+  agentstore retention <store> (--idle-days n | --idle-before iso) [--batch n] [--max-batches n] [--cursor c] [--json]
 <store> is one of:
 ${STORE_URL_ADAPTERS.map((a) => `  ${a.example.padEnd(72)} (${a.package})`).join('\n')}
   a module (.ts/.js) that default-exports an AgentStore, or a function returning one (any store, D1 too)
@@ -28,6 +32,10 @@ async function main(argv: string[]): Promise<number> {
       agent: { type: 'string' },
       limit: { type: 'string', default: '20' },
       cursor: { type: 'string' },
+      'idle-days': { type: 'string' },
+      'idle-before': { type: 'string' },
+      batch: { type: 'string' },
+      'max-batches': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -37,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!command || !storeArgument) throw new UsageError(USAGE);
-  if (command !== 'inspect' && command !== 'sessions') throw new UsageError(USAGE);
+  if (command !== 'inspect' && command !== 'sessions' && command !== 'retention') throw new UsageError(USAGE);
   if (command === 'inspect' && !sessionId) throw new UsageError(USAGE);
   const store = await openStoreArgument(storeArgument);
   try {
@@ -77,6 +85,30 @@ async function main(argv: string[]): Promise<number> {
         if (page.nextCursor !== null)
           process.stdout.write(`more: --cursor ${JSON.stringify(page.nextCursor)}\n`);
       }
+      return 0;
+    }
+    if (command === 'retention') {
+      const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+      const report = await runRetention(
+        store,
+        {
+          idleDays: number(values['idle-days']),
+          idleBefore: values['idle-before'],
+          batch: number(values.batch),
+          maxBatches: number(values['max-batches']),
+          cursor: values.cursor ?? null,
+        },
+        values.json ? undefined : (line) => process.stdout.write(`${line}\n`),
+      ).catch((error: unknown) => {
+        // Bad flags are a usage error (exit 2, no stack), like every other flag here.
+        if (isAgentStoreError(error, 'INVALID_ARGUMENT')) throw new UsageError(error.message);
+        throw error;
+      });
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify(report, null, 2)}\n`
+          : `deleted ${report.deleted} sessions idle since before ${report.idleBefore} in ${report.batches} batches${report.nextCursor === null ? '' : `; resume with --cursor ${JSON.stringify(report.nextCursor)}`}\n`,
+      );
       return 0;
     }
     throw new UsageError(USAGE);

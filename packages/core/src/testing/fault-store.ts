@@ -88,6 +88,7 @@ export function faultyStore(store: AgentStore, plan: FaultPlan): FaultyStore {
     releaseLease: wrap('releaseLease'),
     listSessions: (input) => store.listSessions(input),
     deleteSession: (id) => store.deleteSession(id),
+    deleteIdleSessions: (input) => store.deleteIdleSessions(input),
     close: () => store.close(),
     get tripped() {
       return tripped;

@@ -33,3 +33,4 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './store-target.ts';
+export { roundTripCounters, type TargetServer, targetOnServer, withServer } from './store-target.ts';

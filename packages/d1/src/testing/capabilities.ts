@@ -1,4 +1,5 @@
 import type { MessageRecord } from '@agentstore/core';
+import { SQLITE_MESSAGE_COLUMNS, sqliteRawMessagesSql, sqliteRawSessionSql } from '@agentstore/core/store';
 import type { RawAppendFloor, RawMessageRow, RawReader, RawSessionRow } from '@agentstore/core/testing';
 import type { D1DatabaseLike, D1StatementLike, TableNames } from '../index.ts';
 
@@ -8,30 +9,15 @@ import type { D1DatabaseLike, D1StatementLike, TableNames } from '../index.ts';
  */
 
 export function d1RawReader(db: D1DatabaseLike, t: TableNames): RawReader {
+  const id = { sessionId: '?1' };
   return {
     async session(sessionId): Promise<RawSessionRow | null> {
-      const { results } = await db
-        .prepare(
-          `SELECT id, head_seq AS headSeq, owner_id AS ownerId, tenant_id AS tenantId,
-             lease_holder AS leaseHolder, lease_epoch AS leaseEpoch FROM ${t.sessions} WHERE id = ?`,
-        )
-        .bind(sessionId)
-        .all<RawSessionRow>();
+      const { results } = await db.prepare(sqliteRawSessionSql(t, id)).bind(sessionId).all<RawSessionRow>();
       return results[0] ?? null;
     },
     async messages(sessionId): Promise<RawMessageRow[]> {
-      const { results } = await db
-        .prepare(`SELECT seq, body FROM ${t.messages} WHERE session_id = ? ORDER BY seq`)
-        .bind(sessionId)
-        .all<{ seq: number; body: string }>();
-      return results.map(({ seq, body }) => {
-        try {
-          const m = JSON.parse(body) as { id?: unknown; role?: unknown; content?: unknown };
-          return { seq, id: String(m.id), role: String(m.role), content: String(m.content) };
-        } catch {
-          return { seq, id: '', role: '', content: body };
-        }
-      });
+      const { results } = await db.prepare(sqliteRawMessagesSql(t, id)).bind(sessionId).all<RawMessageRow>();
+      return results;
     },
   };
 }
@@ -40,7 +26,7 @@ export function d1RawReader(db: D1DatabaseLike, t: TableNames): RawReader {
 export function d1Corrupt(db: D1DatabaseLike, t: TableNames) {
   return async (sessionId: string, seq: number): Promise<void> => {
     const { results } = await db
-      .prepare(`UPDATE ${t.messages} SET body = ? WHERE session_id = ? AND seq = ? RETURNING seq`)
+      .prepare(`UPDATE ${t.messages} SET message = ? WHERE session_id = ? AND seq = ? RETURNING seq`)
       .bind('{"id": "corrupt", "role": ', sessionId, seq)
       .all();
     if (results.length !== 1) throw new Error(`no message ${seq} in session ${sessionId} to corrupt`);
@@ -62,15 +48,15 @@ export function d1Floor(db: D1DatabaseLike, t: TableNames): RawAppendFloor {
   const insert = (rows: number) => {
     let statement = inserts.get(rows);
     if (!statement) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?)').join(', ');
-      statement = db.prepare(`INSERT INTO ${t.messages} (session_id, seq, body) VALUES ${values}`);
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ');
+      statement = db.prepare(`INSERT INTO ${t.messages} ${SQLITE_MESSAGE_COLUMNS} VALUES ${values}`);
       inserts.set(rows, statement);
     }
     return statement;
   };
   return {
     async append(sessionId: string, expectedSeq: number, messages: MessageRecord[]): Promise<void> {
-      const values = messages.flatMap(({ seq, ...m }) => [sessionId, seq, JSON.stringify(m)]);
+      const values = messages.flatMap(({ seq, ...m }) => [sessionId, seq, m.id, m.role, JSON.stringify(m)]);
       await db.batch([
         guard.bind(expectedSeq, sessionId),
         moveHead.bind(expectedSeq + messages.length, new Date().toISOString(), sessionId),

@@ -1,4 +1,5 @@
-import type { OpenTestTarget } from '@agentstore/core/testing';
+import type { AgentStore } from '@agentstore/core';
+import { type OpenTestTarget, roundTripCounters, targetOnServer } from '@agentstore/core/testing';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamodbStore } from '../dynamodb-store.ts';
 import { createTable } from '../table.ts';
@@ -6,30 +7,70 @@ import { dynamodbCapabilities } from './capabilities.ts';
 
 export { dynamodbCapabilities, rawItems, rawMessageSk } from './capabilities.ts';
 
-/**
- * The DynamoDB store under test on a fresh table at `endpoint` (DynamoDB Local here; the table is
- * dropped on close by the target that made it), with capabilities written against the raw
- * client and the documented layout.
- */
-export async function dynamodbTestTarget(options: {
+/** A client on the endpoint with a middleware inside the SDK's retry loop: every HTTP request sent calls `tick`. */
+function countedClient(endpoint: string, tick: () => void): DynamoDBClient {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'agentstore', secretAccessKey: 'agentstore' },
+  });
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      tick();
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'agentstoreRequestCounter' },
+  );
+  return client;
+}
+
+export interface DynamodbTargetOptions {
   endpoint: string;
   /** Reuse this table (e.g. another process's); default a fresh one. */
   tableName?: string;
   name?: string;
-}): Promise<OpenTestTarget> {
-  const client = new DynamoDBClient({
-    endpoint: options.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'agentstore', secretAccessKey: 'agentstore' },
-  });
+}
+
+/**
+ * The DynamoDB store under test on a fresh table at `endpoint` (DynamoDB Local here; the table is
+ * dropped on close by the target that made it), with capabilities written against the raw
+ * client and the documented layout. Every store it creates has a client of its own whose HTTP
+ * requests are counted (`roundTrips`).
+ */
+export async function dynamodbTestTarget(options: DynamodbTargetOptions): Promise<OpenTestTarget> {
+  const counters = roundTripCounters();
+  let tickFloor = () => {};
+  const client = countedClient(options.endpoint, () => tickFloor());
   const tableName = options.tableName ?? `agentstore-test-${crypto.randomUUID().slice(0, 8)}`;
   const ownsTable = options.tableName === undefined;
   if (ownsTable) await createTable(client, tableName);
+  const capabilities = dynamodbCapabilities(client, tableName);
+  tickFloor = counters.track(capabilities.floor);
   return {
     name: options.name ?? 'dynamodb (DynamoDB Local)',
+    module: import.meta.url,
     reopen: { endpoint: options.endpoint, tableName },
-    createStore: () => dynamodbStore({ client, tableName }),
-    capabilities: dynamodbCapabilities(client, tableName),
+    createStore: () => {
+      let tick = () => {};
+      const own = countedClient(options.endpoint, () => tick());
+      const store = dynamodbStore({ client: own, tableName });
+      const counted: AgentStore = {
+        ...store,
+        async close() {
+          await store.close();
+          own.destroy();
+        },
+      };
+      tick = counters.track(counted);
+      return counted;
+    },
+    capabilities,
+    roundTrips: counters.count,
+    roundTripUnit: 'DynamoDB HTTP requests (retries included)',
+    notes: ['DynamoDB Local (Java) answers for the service here: its latency is the JVM’s, not AWS’s.'],
+    // DynamoDB Local commits a 99-item transaction in ~200 ms: 5,000 messages (51 transactions,
+    // several 1 MB Query pages on load) keep the long-session check to seconds in CI.
+    longSessionMessages: 5_000,
     async describe() {
       return `DynamoDB at ${options.endpoint} (@aws-sdk/client-dynamodb), table ${tableName}`;
     },
@@ -38,4 +79,20 @@ export async function dynamodbTestTarget(options: {
       client.destroy();
     },
   };
+}
+
+/**
+ * What the kit and the tools open: with a target's `reopen`, the same table from another process;
+ * without, a throwaway file-backed DynamoDB Local from `@agentstore/conformance/launchers` (or the
+ * endpoint `AGENTSTORE_DYNAMODB_ENDPOINT` names) and a fresh table, both gone on close.
+ */
+export default async function openDynamodbTarget(
+  options?: Partial<DynamodbTargetOptions>,
+): Promise<OpenTestTarget> {
+  if (options?.endpoint) return dynamodbTestTarget(options as DynamodbTargetOptions);
+  const { launchDynamoDb } = await import('@agentstore/conformance/launchers');
+  return targetOnServer(
+    () => launchDynamoDb({ persist: true }),
+    (server) => dynamodbTestTarget({ ...options, endpoint: server.info.endpoint }),
+  );
 }

@@ -1,27 +1,71 @@
-import type { OpenTestTarget } from '@agentstore/core/testing';
+import type { AgentStore } from '@agentstore/core';
+import { type OpenTestTarget, roundTripCounters, targetOnServer } from '@agentstore/core/testing';
 import { Redis } from 'ioredis';
 import { redisStore } from '../redis-store.ts';
 import { redisCapabilities } from './capabilities.ts';
 
 export { FLOOR_LUA, redisCapabilities, redisKeys } from './capabilities.ts';
 
+type SendCommand = (command: unknown, stream?: object, node?: unknown) => unknown;
+
 /**
- * The Redis store under test on the server at `url`, under its own key prefix, with capabilities
- * written against raw ioredis commands on a shared client the stores never close.
+ * Every command passes through `sendCommand`; a pipeline or MULTI sends its commands with one
+ * shared stream object, written to the socket at once, so each such stream counts as one round trip.
  */
-export async function redisTestTarget(options: {
+function countCommands(client: Redis, tick: () => void): Redis {
+  const pipelines = new WeakSet<object>();
+  const send = (client.sendCommand as SendCommand).bind(client);
+  (client as unknown as { sendCommand: SendCommand }).sendCommand = (command, stream, node) => {
+    if (!stream) tick();
+    else if (!pipelines.has(stream)) {
+      pipelines.add(stream);
+      tick();
+    }
+    return send(command, stream, node);
+  };
+  return client;
+}
+
+export interface RedisTargetOptions {
   url: string;
   keyPrefix?: string;
   name?: string;
-}): Promise<OpenTestTarget> {
+}
+
+/**
+ * The Redis store under test on the server at `url`, under its own key prefix, with capabilities
+ * written against raw ioredis commands. Every store it creates has a client of its own whose
+ * commands are counted (`roundTrips`).
+ */
+export async function redisTestTarget(options: RedisTargetOptions): Promise<OpenTestTarget> {
   const keyPrefix = options.keyPrefix ?? `agentstore-test-${crypto.randomUUID().slice(0, 8)}:`;
   const ownsPrefix = options.keyPrefix === undefined;
-  const client = new Redis(options.url, { lazyConnect: false });
+  const counters = roundTripCounters();
+  let tickFloor = () => {};
+  const client = countCommands(new Redis(options.url, { lazyConnect: false }), () => tickFloor());
+  const capabilities = redisCapabilities(client, keyPrefix);
+  if (capabilities.floor) tickFloor = counters.track(capabilities.floor);
   return {
     name: options.name ?? 'redis',
+    module: import.meta.url,
     reopen: { url: options.url, keyPrefix },
-    createStore: () => redisStore({ client }, { keyPrefix, onWarning: () => {} }),
-    capabilities: redisCapabilities(client, keyPrefix),
+    createStore: () => {
+      let tick = () => {};
+      const own = countCommands(new Redis(options.url, { lazyConnect: false }), () => tick());
+      const store = redisStore({ client: own }, { keyPrefix, onWarning: () => {} });
+      const counted: AgentStore = {
+        ...store,
+        async close() {
+          await store.close();
+          await own.quit().catch(() => own.disconnect());
+        },
+      };
+      tick = counters.track(counted);
+      return counted;
+    },
+    capabilities,
+    roundTrips: counters.count,
+    roundTripUnit: 'Redis commands (a pipeline or MULTI/EXEC counts once)',
     async describe() {
       const info = String(await client.info('server'));
       const version = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
@@ -41,4 +85,20 @@ export async function redisTestTarget(options: {
       await client.quit();
     },
   };
+}
+
+/**
+ * What the kit and the tools open: with a target's `reopen`, the same key prefix from another
+ * process; without, a throwaway server from `@agentstore/conformance/launchers` (or the one
+ * `AGENTSTORE_REDIS_URL` names) and a fresh prefix, both gone on close.
+ */
+export default async function openRedisTarget(
+  options?: Partial<RedisTargetOptions>,
+): Promise<OpenTestTarget> {
+  if (options?.url) return redisTestTarget(options as RedisTargetOptions);
+  const { launchRedis } = await import('@agentstore/conformance/launchers');
+  return targetOnServer(
+    () => launchRedis(),
+    (server) => redisTestTarget({ ...options, url: server.info.url }),
+  );
 }

@@ -1,5 +1,12 @@
 import type { MessageRecord } from '@agentstore/core';
-import type { RawAppendFloor, RawReader, StoreCapabilities } from '@agentstore/core/testing';
+import { SQLITE_MESSAGE_COLUMNS, sqliteRawMessagesSql, sqliteRawSessionSql } from '@agentstore/core/store';
+import type {
+  RawAppendFloor,
+  RawMessageRow,
+  RawReader,
+  RawSessionRow,
+  StoreCapabilities,
+} from '@agentstore/core/testing';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { migrate, tableNames } from '../schema.ts';
 
@@ -23,40 +30,18 @@ function connect(target: CapabilityTarget): { db: Database; close: () => void } 
   return { db, close: () => db.close() };
 }
 
+const ID = { sessionId: '@sessionId' };
+
 export function rawReader(target: CapabilityTarget, db: Database): RawReader {
   const t = tableNames(target.tablePrefix);
-  const session = db.prepare<
-    [string],
-    {
-      id: string;
-      head_seq: number;
-      owner_id: string | null;
-      tenant_id: string | null;
-      lease_holder: string | null;
-      lease_epoch: number;
-    }
-  >(`SELECT id, head_seq, owner_id, tenant_id, lease_holder, lease_epoch FROM ${t.sessions} WHERE id = ?`);
-  // `content` via SQLite's own JSON reader; an undecodable row yields its raw text instead of failing.
-  const messages = db.prepare<[string], { seq: number; id: string; role: string; content: string }>(
-    `SELECT seq, id, role,
-       CASE WHEN json_valid(message) THEN json_extract(message, '$.content') ELSE message END AS content
-     FROM ${t.messages} WHERE session_id = ? ORDER BY seq`,
-  );
+  const session = db.prepare<[{ sessionId: string }], RawSessionRow>(sqliteRawSessionSql(t, ID));
+  const messages = db.prepare<[{ sessionId: string }], RawMessageRow>(sqliteRawMessagesSql(t, ID));
   return {
     async session(sessionId) {
-      const row = session.get(sessionId);
-      if (!row) return null;
-      return {
-        id: row.id,
-        headSeq: row.head_seq,
-        ownerId: row.owner_id,
-        tenantId: row.tenant_id,
-        leaseHolder: row.lease_holder,
-        leaseEpoch: row.lease_epoch,
-      };
+      return session.get({ sessionId }) ?? null;
     },
     async messages(sessionId) {
-      return messages.all(sessionId);
+      return messages.all({ sessionId });
     },
   };
 }
@@ -82,9 +67,7 @@ export function rawFloor(target: CapabilityTarget, db: Database): RawAppendFloor
   const guard = db.prepare(
     `UPDATE ${t.sessions} SET head_seq = ?, updated_at = ? WHERE id = ? AND head_seq = ?`,
   );
-  const insert = db.prepare(
-    `INSERT INTO ${t.messages} (session_id, seq, id, role, message) VALUES (?, ?, ?, ?, ?)`,
-  );
+  const insert = db.prepare(`INSERT INTO ${t.messages} ${SQLITE_MESSAGE_COLUMNS} VALUES (?, ?, ?, ?, ?)`);
   const write = db.transaction(
     (sessionId: string, expectedSeq: number, messages: MessageRecord[], encoded: string[], now: string) => {
       const head = expectedSeq + messages.length;

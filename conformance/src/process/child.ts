@@ -1,0 +1,93 @@
+// A process-tier child: opens the target from its module (as another process of the user's
+// application would), then appends batches or runs the agent until it is SIGKILLed — by the
+// parent at a random moment, or by itself on a chosen event-loop turn inside an append or a run.
+import { writeSync } from 'node:fs';
+import { type AgentStore, run } from '@agentstore/core';
+import { scriptedLlm } from '@agentstore/core/testing';
+import { batchMessages } from '../batches.ts';
+import { sessionInit } from '../fixtures.ts';
+import { openTargetModule } from '../target-module.ts';
+import { PROCESS_SCRIPT, PROCESS_USER_MESSAGE_ID, processAgent } from './agent.ts';
+import { CHILD_LINE_PREFIX, type ChildConfig, type ChildLine } from './protocol.ts';
+
+/** Synchronous, so a line is in the pipe before the next instruction can be killed. */
+const report = (line: ChildLine) => writeSync(1, `${CHILD_LINE_PREFIX}${JSON.stringify(line)}\n`);
+
+/**
+ * Counts event-loop turns from now and SIGKILLs this process on turn `turn`: every await that
+ * waits on I/O (a round trip to the database) spans turns, so sweeping `turn` lands kills between
+ * the statements of a store that writes in several requests.
+ */
+function armKill(turn: number): void {
+  if (turn <= 0) return;
+  let count = 0;
+  const tick = () => {
+    count += 1;
+    if (count >= turn) process.kill(process.pid, 'SIGKILL');
+    else setImmediate(tick);
+  };
+  setImmediate(tick);
+}
+
+async function appendBatches(store: AgentStore, config: ChildConfig): Promise<void> {
+  const loaded = await store.load(config.sessionId);
+  let head = loaded?.session.headSeq ?? 0;
+  const limit = store.limits.maxMessagesPerAppend;
+  for (let k = 1; k <= config.batches; k++) {
+    if (k === config.armAfter + 1) armKill(config.killAtTurn);
+    const batch = batchMessages(`p${process.pid}`, k, Math.min(limit, 2 + ((k * 3) % 7)));
+    const ids = batch.map((m) => m.id);
+    report({ t: 'start', batch: k, expectedSeq: head, ids });
+    ({ headSeq: head } = await store.append(config.sessionId, {
+      expectedSeq: head,
+      messages: batch,
+      session: { init: sessionInit() },
+      lease: null,
+    }));
+    report({ t: 'ack', batch: k, ids, headSeq: head });
+    // A turn between appends, so the kill can land even against a store whose calls never yield.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+async function runAgent(store: AgentStore, config: ChildConfig): Promise<string> {
+  armKill(config.killAtTurn);
+  const result = await run(
+    processAgent((tool, toolCallId) => report({ t: 'effect', tool, toolCallId })),
+    {
+      store,
+      sessionId: config.sessionId,
+      message: 'run the process tier',
+      messageId: PROCESS_USER_MESSAGE_ID,
+      llm: scriptedLlm(PROCESS_SCRIPT),
+      leaseTtlMs: config.leaseTtlMs,
+    },
+  );
+  return result.status;
+}
+
+async function main(config: ChildConfig): Promise<number> {
+  const target = await openTargetModule(config.module, config.options);
+  const store = await target.createStore();
+  report({ t: 'ready', pid: process.pid });
+  try {
+    const status =
+      config.mode === 'run'
+        ? await runAgent(store, config)
+        : (await appendBatches(store, config), 'appended');
+    report({ t: 'done', status });
+    return 0;
+  } catch (error) {
+    const code = (error as { code?: unknown })?.code;
+    report({
+      t: 'error',
+      code: typeof code === 'string' ? code : null,
+      message: error instanceof Error ? error.message : String(error),
+    });
+    return 1;
+  } finally {
+    await (target.destroyStore ? target.destroyStore(store) : store.close());
+  }
+}
+
+process.exitCode = await main(JSON.parse(process.argv[2] ?? '{}') as ChildConfig);

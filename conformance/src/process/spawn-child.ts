@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CHILD_LINE_PREFIX, type ChildConfig, type ChildLine } from './protocol.ts';
+
+export interface ChildRun {
+  lines: ChildLine[];
+  signal: NodeJS.Signals | null;
+  code: number | null;
+  stderr: string;
+}
+
+/** The child entry, from the TypeScript sources (this repository) or from the published dist. */
+function childEntry(): { script: string; execArgv: string[] } {
+  const here = fileURLToPath(import.meta.url);
+  const fromSource = extname(here) === '.ts';
+  const script = fileURLToPath(new URL(fromSource ? './child.ts' : './child.js', import.meta.url));
+  return { script, execArgv: fromSource ? ['--conditions=@agentstore/source'] : [] };
+}
+
+/**
+ * Runs one child to its end. `killAfterMs` (measured from its `ready` line) SIGKILLs it from here,
+ * for kills inside code that never yields a turn; `timeoutMs` is the backstop for a hung child.
+ */
+export function runChild(
+  config: ChildConfig,
+  options: { killAfterMs?: number; timeoutMs?: number } = {},
+): Promise<ChildRun> {
+  const { script, execArgv } = childEntry();
+  const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(config)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: ChildLine[] = [];
+  let stderr = '';
+  let buffered = '';
+  let killTimer: NodeJS.Timeout | undefined;
+  const backstop = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (!line.startsWith(CHILD_LINE_PREFIX)) continue;
+      const parsed = JSON.parse(line.slice(CHILD_LINE_PREFIX.length)) as ChildLine;
+      lines.push(parsed);
+      if (parsed.t === 'ready' && options.killAfterMs !== undefined)
+        killTimer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    }
+  });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    if (stderr.length < 20_000) stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    // 'close', not 'exit': every line the child wrote has been read by then.
+    child.once('close', (code, signal) => {
+      clearTimeout(backstop);
+      clearTimeout(killTimer);
+      resolve({ lines, code, signal, stderr });
+    });
+  });
+}

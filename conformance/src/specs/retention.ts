@@ -1,0 +1,183 @@
+import type { AgentStore, DeleteIdleSessionsResult } from '@agentstore/core';
+import {
+  assert,
+  assertContiguous,
+  assertEqual,
+  expectStoreError,
+  preview,
+  violation,
+} from '../assertions.ts';
+import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import { freshId, message, seedSession, sleep } from '../fixtures.ts';
+import type { ConformanceTarget } from '../target.ts';
+
+/** Waits until the clock has moved past `iso` (a few ms at most): timestamps before and after differ. */
+async function clockPast(iso: string): Promise<void> {
+  while (new Date().toISOString() <= iso) await sleep(1);
+}
+
+/** Runs one sweep to its end in batches of `limit`, checking the batch bound on every call. */
+export async function sweep(store: AgentStore, idleBefore: string, limit: number): Promise<string[]> {
+  const deleted: string[] = [];
+  let cursor: string | null = null;
+  for (let calls = 0; ; calls++) {
+    assert(calls < 100_000, 'deleteIdleSessions: the sweep never returned nextCursor null');
+    const page: DeleteIdleSessionsResult = await store.deleteIdleSessions({ idleBefore, limit, cursor });
+    assert(Array.isArray(page.deleted), 'deleteIdleSessions: `deleted` must be an array of ids');
+    assert(
+      page.deleted.length <= limit,
+      `deleteIdleSessions({ limit: ${limit} }) deleted ${page.deleted.length} sessions in one call`,
+    );
+    deleted.push(...page.deleted);
+    if (page.nextCursor === null) return deleted;
+    assert(typeof page.nextCursor === 'string', 'deleteIdleSessions: nextCursor must be a string or null');
+    cursor = page.nextCursor;
+  }
+}
+
+/** Gone whole: not loadable, and nothing of it left in the backend. */
+async function assertGone(ctx: CheckContext, sessionId: string, what: string): Promise<void> {
+  const loaded = await ctx.store
+    .load(sessionId)
+    .catch((error: unknown) =>
+      violation(`${what}: load after deletion must return null, it threw ${preview(error)}`),
+    );
+  assertEqual(loaded, null, `${what}: load after deletion`);
+  if (ctx.capabilities.raw) {
+    assertEqual(await ctx.capabilities.raw.session(sessionId), null, `${what}: raw session row`);
+    assertEqual((await ctx.capabilities.raw.messages(sessionId)).length, 0, `${what}: raw message rows`);
+  }
+}
+
+async function assertKept(ctx: CheckContext, sessionId: string, headSeq: number, what: string) {
+  const loaded = await assertContiguous(ctx, sessionId, what);
+  assertEqual(loaded.session.headSeq, headSeq, `${what}: headSeq`);
+}
+
+export const retentionChecks: ConformanceCheck[] = [
+  {
+    name: 'deleteIdleSessions removes idle sessions whole, in bounded batches, and keeps fresh and leased ones',
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const { store } = ctx;
+      const idle = [freshId('idle'), freshId('idle'), freshId('idle')];
+      for (const id of idle) await seedSession(store, id, 3);
+      const leased = freshId('idle-leased');
+      await seedSession(store, leased, 2);
+      await store.acquireLease(leased, { holder: 'retention-holder', ttlMs: 600_000, init: initOf() });
+      const released = freshId('idle-released');
+      await seedSession(store, released, 2);
+      const grant = await store.acquireLease(released, { holder: 'gone', ttlMs: 600_000, init: initOf() });
+      await store.releaseLease(released, { holder: 'gone', epoch: grant.epoch });
+      const expired = freshId('idle-expired');
+      await seedSession(store, expired, 2);
+      await store.acquireLease(expired, { holder: 'crashed', ttlMs: 20, init: initOf() });
+      const touched = freshId('touched');
+      await seedSession(store, touched, 2);
+
+      const last = (await store.load(touched))!.session.updatedAt;
+      await clockPast(last);
+      const idleBefore = new Date().toISOString();
+      await clockPast(idleBefore);
+      await sleep(40); // the 20 ms lease above has expired by any clock now
+      await store.append(touched, { expectedSeq: 2, messages: [message()], lease: null });
+      const fresh = freshId('fresh');
+      await seedSession(store, fresh, 1);
+
+      const deleted = new Set(await sweep(store, idleBefore, 2));
+      for (const id of [...idle, released, expired]) {
+        assert(deleted.has(id), `idle session ${id} was not reported deleted by the sweep`);
+        await assertGone(ctx, id, `idle session ${id}`);
+      }
+      for (const id of [leased, touched, fresh]) {
+        assert(!deleted.has(id), `session ${id} (leased or active after idleBefore) was deleted`);
+      }
+      await assertKept(ctx, leased, 2, 'idle session holding a live lease');
+      await assertKept(ctx, touched, 3, 'session appended to after idleBefore');
+      await assertKept(ctx, fresh, 1, 'session created after idleBefore');
+
+      // Whole removal: the id starts from nothing again, no old message survives at seq 1.
+      const reborn = message();
+      await store.append(idle[0]!, { expectedSeq: 0, messages: [reborn], lease: null });
+      const loaded = await assertContiguous(ctx, idle[0]!, 'session re-created after retention');
+      assertEqual(loaded.messages.length, 1, 'messages of a re-created session');
+      assertEqual(loaded.messages[0]!.id, reborn.id, 'the only message of a re-created session');
+
+      // A second sweep with the same cutoff finds nothing of ours left to delete.
+      const again = await sweep(store, idleBefore, 50);
+      for (const id of [leased, touched, fresh, idle[0]!]) {
+        assert(!again.includes(id), `a repeated sweep deleted ${id}`);
+      }
+    },
+  },
+  {
+    name: 'an append racing deleteIdleSessions either lands (the session stays) or finds the session gone whole',
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const { store } = ctx;
+      const ids = Array.from({ length: 8 }, () => freshId('retention-race'));
+      for (const id of ids) await seedSession(store, id, 2);
+      const last = (await store.load(ids[ids.length - 1]!))!.session.updatedAt;
+      await clockPast(last);
+      const idleBefore = new Date().toISOString();
+      await clockPast(idleBefore);
+      const appends = ids.map((id) =>
+        store.append(id, { expectedSeq: 2, messages: [message()], lease: null }).then(
+          () => 'landed' as const,
+          (error: unknown) => error,
+        ),
+      );
+      const [deleted, ...outcomes] = await Promise.all([sweep(store, idleBefore, 3), ...appends]);
+      for (const [i, id] of ids.entries()) {
+        const outcome = outcomes[i];
+        if (outcome === 'landed') {
+          assert(!deleted.includes(id), `${id}: its append landed, yet the sweep reported it deleted`);
+          await assertKept(ctx, id, 3, `${id} (append landed during the sweep)`);
+        } else {
+          const code = (outcome as { code?: unknown } | null)?.code;
+          assertEqual(code, 'SEQ_CONFLICT', `${id}: error of an append that lost the race to retention`);
+          assert(deleted.includes(id), `${id}: append refused, yet the sweep did not delete the session`);
+          await assertGone(ctx, id, `${id} (deleted during the race)`);
+        }
+      }
+    },
+  },
+  {
+    name: 'deleteIdleSessions refuses bad input with InvalidArgumentError before deleting anything',
+    async run(ctx) {
+      const { store } = ctx;
+      const id = freshId('retention-input');
+      await seedSession(store, id, 1);
+      const future = new Date(Date.now() + 3_600_000).toISOString();
+      const bad: [string, unknown][] = [
+        ['idleBefore not a time', { idleBefore: 'yesterday', limit: 10 }],
+        ['idleBefore a number', { idleBefore: Date.now(), limit: 10 }],
+        ['idleBefore missing', { limit: 10 }],
+        ['idleBefore beyond year 9999', { idleBefore: '+010000-01-01T00:00:00.000Z', limit: 10 }],
+        ['limit 0', { idleBefore: future, limit: 0 }],
+        ['limit fractional', { idleBefore: future, limit: 1.5 }],
+        ['limit huge', { idleBefore: future, limit: 1e9 }],
+        ['cursor not one this store returned', { idleBefore: future, limit: 10, cursor: 'x' }],
+      ];
+      for (const [what, input] of bad) {
+        await expectStoreError(
+          () => store.deleteIdleSessions(input as never),
+          'INVALID_ARGUMENT',
+          `deleteIdleSessions with ${what}`,
+        );
+      }
+      await assertKept(ctx, id, 1, 'session after refused retention calls');
+    },
+  },
+];
+
+function initOf() {
+  return { agentName: 'conformance-agent', ownerId: null, tenantId: null, state: null };
+}
+
+export const retentionSpec: ConformanceSpec = { title: 'retention', checks: retentionChecks };
+
+/** Retention: idle sessions go whole, in bounded batches; live leases and fresh sessions stay. */
+export function describeRetention(target: ConformanceTarget): void {
+  describeSpec(target, retentionSpec);
+}

@@ -1,0 +1,66 @@
+import { InvalidArgumentError } from '../errors.ts';
+import { MAX_RETENTION_BATCH } from '../retention.ts';
+import type { AgentStore } from '../store.ts';
+
+export interface RetentionCommandOptions {
+  /** ISO-8601 cutoff; or give `idleDays`. */
+  idleBefore?: string;
+  /** Sessions idle for at least this many days (from now). */
+  idleDays?: number;
+  /** Sessions examined per call (default 500, at most MAX_RETENTION_BATCH). */
+  batch?: number;
+  /** Stop after this many calls (a sweep can be resumed with the printed cursor). */
+  maxBatches?: number;
+  cursor?: string | null;
+}
+
+export interface RetentionReport {
+  idleBefore: string;
+  deleted: number;
+  batches: number;
+  /** Where to resume when `maxBatches` stopped the sweep; null when it ran to the end. */
+  nextCursor: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `agentstore retention`: runs `deleteIdleSessions` batch after batch until the sweep is done
+ * (or `maxBatches`), reporting progress through `progress`. Each batch is bounded by `batch`.
+ */
+export async function runRetention(
+  store: AgentStore,
+  options: RetentionCommandOptions,
+  progress: (line: string) => void = () => {},
+): Promise<RetentionReport> {
+  const { idleDays } = options;
+  if ((options.idleBefore === undefined) === (idleDays === undefined)) {
+    throw new InvalidArgumentError({
+      argument: 'idleBefore',
+      reason: 'give exactly one of --idle-before and --idle-days',
+    });
+  }
+  if (idleDays !== undefined && (!Number.isFinite(idleDays) || idleDays < 0)) {
+    throw new InvalidArgumentError({ argument: 'idleDays', reason: 'must be a non-negative number of days' });
+  }
+  const idleBefore = options.idleBefore ?? new Date(Date.now() - idleDays! * DAY_MS).toISOString();
+  const batch = options.batch ?? 500;
+  const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
+  if (!Number.isSafeInteger(batch) || batch < 1 || batch > MAX_RETENTION_BATCH) {
+    throw new InvalidArgumentError({
+      argument: 'batch',
+      reason: `must be an integer from 1 to ${MAX_RETENTION_BATCH}`,
+    });
+  }
+  let cursor = options.cursor ?? null;
+  let deleted = 0;
+  let batches = 0;
+  do {
+    const page = await store.deleteIdleSessions({ idleBefore, limit: batch, cursor });
+    batches += 1;
+    deleted += page.deleted.length;
+    cursor = page.nextCursor;
+    progress(`batch ${batches}: deleted ${page.deleted.length} (total ${deleted})`);
+  } while (cursor !== null && batches < maxBatches);
+  return { idleBefore, deleted, batches, nextCursor: cursor };
+}

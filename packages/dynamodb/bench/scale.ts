@@ -1,0 +1,158 @@
+/**
+ * DynamoDB at size: requests and index items read per listing with each filter, per retention
+ * batch, per append and load, on a throwaway DynamoDB Local (or AGENTSTORE_DYNAMODB_ENDPOINT), next
+ * to the same figures at 1/100th of the size. Not in CI; DynamoDB Local's timings are not
+ * DynamoDB's, its request and item counts are. From packages/dynamodb:
+ *   pnpm run scale                       # 2,000 sessions; SCALE_SESSIONS=… to change
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { launchDynamoDb } from '@agentstore/conformance/launchers';
+import type { NewMessage } from '@agentstore/core';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createTable, dynamodbStore } from '../src/index.ts';
+
+const SESSIONS = Number(process.env.SCALE_SESSIONS ?? 2_000);
+const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 20);
+
+async function timed(samples: number, op: () => Promise<unknown>) {
+  const times: number[] = [];
+  for (let i = 0; i < samples + 2; i++) {
+    const start = performance.now();
+    await op();
+    if (i >= 2) times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return `${at(0.5).toFixed(1)} (${at(0.1).toFixed(1)}–${at(0.9).toFixed(1)})`;
+}
+
+const message = (i: number): NewMessage => ({
+  id: `m${i}`,
+  role: 'user',
+  content: 'x'.repeat(200),
+  createdAt: new Date().toISOString(),
+});
+
+async function run(endpoint: string, sessions: number) {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'agentstore', secretAccessKey: 'agentstore' },
+  });
+  // Requests and the items each Query read (ScannedCount: before any filter).
+  let requests = 0;
+  let scanned = 0;
+  const send = client.send.bind(client);
+  client.send = (async (command: never) => {
+    const output = (await send(command)) as { ScannedCount?: number };
+    requests += 1;
+    scanned += output.ScannedCount ?? 0;
+    return output;
+  }) as typeof client.send;
+  const tableName = `scale-${sessions}-${Date.now().toString(36)}`;
+  await createTable(client, tableName);
+  const store = dynamodbStore({ client, tableName });
+  const create = async (from: number, to: number) => {
+    for (let s = from; s < to; s += 25) {
+      await Promise.all(
+        Array.from({ length: Math.min(25, to - s) }, (_, j) =>
+          store.append(`s-${String(s + j).padStart(8, '0')}`, {
+            expectedSeq: 0,
+            messages: [message(0), message(1)],
+            session: {
+              init: {
+                agentName: `agent-${(s + j) % 20}`,
+                ownerId: `owner-${(s + j) % Math.max(1, sessions / 10)}`,
+                tenantId: `tenant-${(s + j) % 50}`,
+                state: {},
+              },
+            },
+            lease: null,
+          }),
+        ),
+      );
+    }
+  };
+  const seedStart = performance.now();
+  await create(0, sessions / 10);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const cutoff = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  await create(sessions / 10, sessions);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+
+  const rows: [string, string, string][] = [];
+  const measure = async (what: string, op: () => Promise<unknown>, samples = SAMPLES) => {
+    requests = 0;
+    scanned = 0;
+    await op();
+    const counts = `${requests} requests, ${scanned} index items read`;
+    rows.push([what, await timed(samples, op), counts]);
+  };
+  for (const [what, filter] of [
+    ['no filter', {}],
+    ['by owner', { ownerId: 'owner-7' }],
+    ['by tenant', { tenantId: 'tenant-7' }],
+    ['by agent', { agentName: 'agent-7' }],
+    ['by absent owner', { ownerId: 'nobody' }],
+    ['by tenant + agent', { tenantId: 'tenant-7', agentName: 'agent-7' }],
+  ] as const) {
+    await measure(`listSessions ${what} (50)`, () => store.listSessions({ ...filter, limit: 50 }));
+  }
+  const id = `s-${String(Math.floor(sessions / 2)).padStart(8, '0')}`;
+  await measure('load, 2 messages', () => store.load(id));
+  let head = 2;
+  await measure('append 1 message at the head', async () => {
+    await store.append(id, { expectedSeq: head, messages: [message(head)], lease: null });
+    head += 1;
+  });
+  requests = 0;
+  scanned = 0;
+  const sweepStart = performance.now();
+  let cursor: string | null = null;
+  let deleted = 0;
+  let batches = 0;
+  do {
+    const page: Awaited<ReturnType<typeof store.deleteIdleSessions>> = await store.deleteIdleSessions({
+      idleBefore: cutoff,
+      limit: 500,
+      cursor,
+    });
+    deleted += page.deleted.length;
+    batches += 1;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  rows.push([
+    `retention: ${deleted} idle sessions, batches of 500`,
+    `${((performance.now() - sweepStart) / 1000).toFixed(2)} s total`,
+    `${batches} calls, ${requests} requests, ${scanned} index items read`,
+  ]);
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+  client.destroy();
+  return {
+    label: `${sessions.toLocaleString('en')} sessions (created in ${seedSeconds.toFixed(0)} s)`,
+    rows,
+  };
+}
+
+const server = await launchDynamoDb();
+try {
+  console.log(
+    `# DynamoDB Local at size — ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} at start, ${SAMPLES} samples per figure, ms median (p10–p90)\n`,
+  );
+  for (const sessions of [Math.max(20, SESSIONS / 100), SESSIONS]) {
+    const result = await run(server.info.endpoint, sessions);
+    console.log(`## ${result.label}\n\n| operation | ms | requests / items read |\n|---|---|---|`);
+    for (const [op, time, note] of result.rows) console.log(`| ${op} | ${time} | ${note} |`);
+    console.log('');
+  }
+  console.log(
+    `load average at end ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+} finally {
+  await server.stop();
+}

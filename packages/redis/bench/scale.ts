@@ -1,0 +1,186 @@
+/**
+ * Redis at size: commands and time per listing with each filter, per retention batch, per append
+ * and load, and the memory of the indexes, on a throwaway server (or AGENTSTORE_REDIS_URL), next
+ * to the same figures at 1/100th of the size. Not in CI. From packages/redis:
+ *   pnpm run scale                        # 20,000 sessions; SCALE_SESSIONS=… to change
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { launchRedis } from '@agentstore/conformance/launchers';
+import type { NewMessage, SessionInit } from '@agentstore/core';
+import { Redis } from 'ioredis';
+import { redisStore } from '../src/index.ts';
+import { indexKeys } from '../src/indexes.ts';
+
+const SESSIONS = Number(process.env.SCALE_SESSIONS ?? 20_000);
+const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 30);
+
+function counter(client: Redis) {
+  let count = 0;
+  const original = client.sendCommand.bind(client);
+  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    count += 1;
+    return original(...args);
+  }) as Redis['sendCommand'];
+  return {
+    reset: () => (count = 0),
+    get count() {
+      return count;
+    },
+  };
+}
+
+async function timed(samples: number, op: () => Promise<unknown>) {
+  const times: number[] = [];
+  for (let i = 0; i < samples + 3; i++) {
+    const start = performance.now();
+    await op();
+    if (i >= 3) times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return `${at(0.5).toFixed(2)} (${at(0.1).toFixed(2)}–${at(0.9).toFixed(2)})`;
+}
+
+const message = (i: number): NewMessage => ({
+  id: `m${i}`,
+  role: 'user',
+  content: 'x'.repeat(200),
+  createdAt: new Date().toISOString(),
+});
+
+async function run(url: string, sessions: number) {
+  const client = new Redis(url);
+  const prefix = `scale-${sessions}-${Date.now().toString(36)}:`;
+  const store = redisStore({ client }, { keyPrefix: prefix, checkDurability: false });
+  const init = (s: number): SessionInit => ({
+    agentName: `agent-${s % 20}`,
+    ownerId: `owner-${s % Math.max(1, sessions / 10)}`,
+    tenantId: `tenant-${s % 50}`,
+    state: {},
+  });
+  const before = Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
+  const create = async (from: number, to: number) => {
+    for (let s = from; s < to; s += 200) {
+      await Promise.all(
+        Array.from({ length: Math.min(200, to - s) }, (_, j) =>
+          store.append(`s-${String(s + j).padStart(8, '0')}`, {
+            expectedSeq: 0,
+            messages: [message(0), message(1)],
+            session: { init: init(s + j) },
+            lease: null,
+          }),
+        ),
+      );
+    }
+  };
+  // The first 10% go idle before the cutoff; the rest are created after it.
+  const seedStart = performance.now();
+  await create(0, sessions / 10);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const cutoff = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  await create(sessions / 10, sessions);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  const after = Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
+  const ix = indexKeys(prefix);
+  const indexKeyNames = (await client.keys(`${prefix}ix:*`)) as string[];
+  const sizes = await Promise.all(
+    indexKeyNames.map(async (key) => Number(await client.memory('USAGE', key))),
+  );
+  const indexBytes = sizes.reduce((a, b) => a + b, 0);
+  const biggest = Math.max(...sizes);
+
+  const sent = counter(client);
+  const rows: [string, string, string][] = [];
+  const list = async (what: string, filter: Record<string, string>) => {
+    sent.reset();
+    await store.listSessions({ ...filter, limit: 50 });
+    const commands = sent.count;
+    rows.push([
+      `listSessions ${what} (50)`,
+      await timed(SAMPLES, () => store.listSessions({ ...filter, limit: 50 })),
+      `${commands} commands`,
+    ]);
+  };
+  await list('no filter', {});
+  await list('by owner', { ownerId: 'owner-7' });
+  await list('by tenant', { tenantId: 'tenant-7' });
+  await list('by agent', { agentName: 'agent-7' });
+  await list('by absent owner', { ownerId: 'nobody' });
+  await list('by tenant + agent', { tenantId: 'tenant-7', agentName: 'agent-7' });
+  const id = `s-${String(Math.floor(sessions / 2)).padStart(8, '0')}`;
+  sent.reset();
+  await store.load(id);
+  const loadCommands = sent.count;
+  rows.push(['load, 2 messages', await timed(SAMPLES, () => store.load(id)), `${loadCommands} command`]);
+  let head = 2;
+  rows.push([
+    'append 1 message at the head',
+    await timed(SAMPLES, async () => {
+      await store.append(id, { expectedSeq: head, messages: [message(head)], lease: null });
+      head += 1;
+    }),
+    '1 command',
+  ]);
+  sent.reset();
+  const sweepStart = performance.now();
+  let cursor: string | null = null;
+  let deleted = 0;
+  let batches = 0;
+  do {
+    const page: Awaited<ReturnType<typeof store.deleteIdleSessions>> = await store.deleteIdleSessions({
+      idleBefore: cutoff,
+      limit: 500,
+      cursor,
+    });
+    deleted += page.deleted.length;
+    batches += 1;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  rows.push([
+    `retention: ${deleted} idle sessions, batches of 500`,
+    `${((performance.now() - sweepStart) / 1000).toFixed(2)} s total`,
+    `${batches} calls, ${sent.count} commands (${(sent.count / Math.max(1, deleted)).toFixed(1)} per deleted session)`,
+  ]);
+  rows.push([
+    'memory',
+    `${Math.round((after - before) / sessions)} B per session in all`,
+    `indexes ${Math.round(indexBytes / sessions)} B per session over ${indexKeyNames.length} keys; biggest key ${(biggest / 1024).toFixed(0)} KiB (${ix.lex('a').length} buckets per index)`,
+  ]);
+  let scan = '0';
+  do {
+    const [next, keys] = await client.scan(scan, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length) await client.unlink(...keys);
+    scan = next;
+  } while (scan !== '0');
+  await client.quit();
+  return {
+    label: `${sessions.toLocaleString('en')} sessions (created in ${seedSeconds.toFixed(0)} s)`,
+    rows,
+  };
+}
+
+const server = await launchRedis();
+try {
+  const info = new Redis(server.info.url);
+  const version = /redis_version:(\S+)/.exec(String(await info.info('server')))?.[1];
+  await info.quit();
+  console.log(
+    `# Redis ${version} at size — ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} at start, ${SAMPLES} samples per figure, ms median (p10–p90)\n`,
+  );
+  for (const sessions of [Math.max(100, SESSIONS / 100), SESSIONS]) {
+    const result = await run(server.info.url, sessions);
+    console.log(`## ${result.label}\n\n| operation | ms | commands / notes |\n|---|---|---|`);
+    for (const [op, time, note] of result.rows) console.log(`| ${op} | ${time} | ${note} |`);
+    console.log('');
+  }
+  console.log(
+    `load average at end ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,274 @@
+import {
+  type DeleteIdleSessionsResult,
+  InvalidArgumentError,
+  type ListSessionsInput,
+  type ListSessionsResult,
+  type RetentionRequest,
+  type SessionInit,
+  type SessionRecord,
+} from '@agentstore/core';
+import type { Cluster, Redis } from 'ioredis';
+import { INDEX_BUCKETS, type IndexKeys, type IndexKind } from './indexes.ts';
+import { indexMember, type KeySpace, sessionIdFromMember } from './keys.ts';
+import type { ScriptRunner } from './script-runner.ts';
+
+export interface IndexContext {
+  client: Redis | Cluster;
+  isCluster: boolean;
+  keys: KeySpace;
+  ix: IndexKeys;
+  scripts: ScriptRunner;
+  /** The session record, or null when the session does not exist. */
+  loadSession(sessionId: string): Promise<SessionRecord | null>;
+}
+
+type IndexedFields = Pick<SessionInit, 'agentName' | 'ownerId' | 'tenantId'>;
+
+/** The indexed fields from the session hash's JSON text (HMGET agentName ownerId tenantId). */
+export function indexedFields(stored: (string | null | undefined)[]): IndexedFields {
+  const parse = (text: string | null | undefined) => JSON.parse(text ?? 'null') as string | null;
+  return { agentName: parse(stored[0]) ?? '', ownerId: parse(stored[1]), tenantId: parse(stored[2]) };
+}
+
+/**
+ * Cluster only: adds a session to every index it belongs to. Called before the creating script
+ * (a session that exists is always listed) and again after it, which undoes a prune that raced
+ * the creation (see `pruneStale`).
+ */
+export async function addToIndexes(
+  ctx: IndexContext,
+  sessionId: string,
+  fields: IndexedFields,
+  nowMs: number,
+) {
+  const member = indexMember(sessionId);
+  await Promise.all([
+    ...ctx.ix.memberships(sessionId, fields).map((key) => ctx.client.zadd(key, 0, member)),
+    // NX: a re-index never moves the activity score up past a session's last append.
+    ctx.client.zadd(ctx.ix.activityKey(sessionId), 'NX', nowMs, member),
+  ]);
+}
+
+/** Removes a deleted session from every index (each key is its own command: other slots). */
+export async function removeFromIndexes(ctx: IndexContext, sessionId: string, fields: IndexedFields) {
+  const member = indexMember(sessionId);
+  await Promise.all(
+    [...ctx.ix.memberships(sessionId, fields), ctx.ix.activityKey(sessionId)].map((key) =>
+      ctx.client.zrem(key, member),
+    ),
+  );
+}
+
+/**
+ * An index entry whose session is gone (expired, deleted, or a creation that failed) is removed.
+ * Standalone: one script checks and removes atomically. Cluster (index and session in different
+ * slots): remove, then look again and put it back if the session exists by now; a creation
+ * re-adds its entries after creating, so an entry is never lost whichever way the two interleave.
+ */
+async function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
+  const member = indexMember(sessionId);
+  const sessionKey = ctx.keys.session(sessionId).session;
+  if (!ctx.isCluster) {
+    await ctx.scripts.pruneIndex([key, sessionKey], [member]);
+    return;
+  }
+  if ((await ctx.client.zrem(key, member)) === 0) return;
+  if ((await ctx.client.exists(sessionKey)) === 1) await ctx.client.zadd(key, 0, member);
+}
+
+/**
+ * The first filter given drives the scan (owner, then tenant, then agent name; none: the index of
+ * every session); further filters are checked on the sessions it yields. Each round reads at most
+ * `batch` entries from each bucket and keeps the first `batch` of their merge, which are exactly
+ * the next `batch` ids of the whole index.
+ */
+export async function listSessions(ctx: IndexContext, input: ListSessionsInput): Promise<ListSessionsResult> {
+  const { ownerId, tenantId, agentName, limit, cursor } = input;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
+  }
+  const [kind, value]: [IndexKind, string | undefined] =
+    ownerId !== undefined
+      ? ['o', ownerId]
+      : tenantId !== undefined
+        ? ['t', tenantId]
+        : agentName !== undefined
+          ? ['g', agentName]
+          : ['a', undefined];
+  const bucketKeys = ctx.ix.lex(kind, value);
+  const matches = (s: SessionRecord) =>
+    (ownerId === undefined || s.ownerId === ownerId) &&
+    (tenantId === undefined || s.tenantId === tenantId) &&
+    (agentName === undefined || s.agentName === agentName);
+  const batch = Math.min(limit + 1, 1000);
+  const found: SessionRecord[] = [];
+  let from = cursor == null ? '-' : `(${indexMember(cursor)}`;
+  while (found.length <= limit) {
+    const perBucket = await Promise.all(
+      bucketKeys.map((key) => ctx.client.zrangebylex(key, from, '+', 'LIMIT', 0, batch)),
+    );
+    const merged = perBucket
+      .flatMap((members, b) => members.map((member) => ({ member, key: bucketKeys[b]! })))
+      .sort((x, y) => (x.member < y.member ? -1 : x.member > y.member ? 1 : 0))
+      .slice(0, batch);
+    if (merged.length === 0) break;
+    from = `(${merged[merged.length - 1]!.member}`;
+    const entries = merged.flatMap(({ member, key }) => {
+      const id = sessionIdFromMember(member);
+      return id === null ? [] : [{ id, key }];
+    });
+    const rows = await Promise.all(entries.map(({ id }) => ctx.loadSession(id)));
+    const stale: Promise<void>[] = [];
+    rows.forEach((row, i) => {
+      if (row === null) stale.push(pruneStale(ctx, entries[i]!.key, entries[i]!.id));
+      else if (found.length <= limit && matches(row)) found.push(row);
+    });
+    await Promise.all(stale);
+    if (merged.length < batch) break;
+  }
+  const page = found.slice(0, limit);
+  return { sessions: page, nextCursor: found.length > limit ? page[page.length - 1]!.id : null };
+}
+
+/** Cursor of a retention sweep: the bucket being walked and the last entry examined in it. */
+type SweepPosition = [bucket: number, score: number, member: string];
+
+function decodePosition(cursor: string | null): SweepPosition {
+  if (cursor === null) return [0, Number.NEGATIVE_INFINITY, ''];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cursor);
+  } catch {
+    parsed = null;
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 3 ||
+    !Number.isSafeInteger(parsed[0]) ||
+    parsed[0] < 0 ||
+    parsed[0] >= INDEX_BUCKETS ||
+    typeof parsed[1] !== 'number' ||
+    typeof parsed[2] !== 'string'
+  ) {
+    throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
+  }
+  return parsed as SweepPosition;
+}
+
+/**
+ * Walks the activity index bucket by bucket, oldest score first. Scores start at a session's
+ * creation and are only ever moved up to its last append (`updatedAt`), so every idle session
+ * is below `idleBefore` there. Each candidate is decided by one atomic script on its own slot:
+ * deleted whole when idle and unleased, re-scored to `updatedAt` when active (leaving the range),
+ * passed over when leased, dropped from the index when already gone.
+ */
+export async function deleteIdleSessions(
+  ctx: IndexContext,
+  { idleBefore, idleBeforeMs, limit, cursor }: RetentionRequest,
+): Promise<DeleteIdleSessionsResult> {
+  let [bucket, afterScore, afterMember] = decodePosition(cursor);
+  const buckets = ctx.ix.activity();
+  const deleted: string[] = [];
+  let examined = 0;
+  while (bucket < INDEX_BUCKETS && examined < limit) {
+    const key = buckets[bucket]!;
+    const min = afterScore === Number.NEGATIVE_INFINITY ? '-inf' : String(afterScore);
+    const need = limit - examined;
+    // From the cursor's score inclusive: the entries there up to the cursor's member were examined
+    // already, and only leased ones stay behind (the rest were deleted or moved up), so a little
+    // read-ahead skips them; it grows if a run of leased sessions shares one millisecond.
+    let fresh: { member: string; score: number }[] = [];
+    let exhausted = false;
+    for (let ahead = 64; ; ahead *= 4) {
+      const raw = await ctx.client.zrangebyscore(
+        key,
+        min,
+        `(${idleBeforeMs}`,
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        need + ahead,
+      );
+      const entries: { member: string; score: number }[] = [];
+      for (let i = 0; i < raw.length; i += 2) entries.push({ member: raw[i]!, score: Number(raw[i + 1]) });
+      fresh = entries.filter((e) => e.score > afterScore || e.member > afterMember).slice(0, need);
+      exhausted = entries.length < need + ahead;
+      if (fresh.length > 0 || exhausted) break;
+    }
+    if (fresh.length === 0) {
+      bucket += 1;
+      afterScore = Number.NEGATIVE_INFINITY;
+      afterMember = '';
+      continue;
+    }
+    const now = Date.now();
+    await Promise.all(
+      fresh.map(async ({ member }) => {
+        const id = sessionIdFromMember(member);
+        if (id === null) {
+          await ctx.client.zrem(key, member);
+          return;
+        }
+        const k = ctx.keys.session(id);
+        const reply = (await ctx.scripts.retain([k.session, k.messages], [idleBefore, now])) as string[];
+        switch (reply[0]) {
+          case 'DELETED': {
+            deleted.push(id);
+            await removeFromIndexes(ctx, id, indexedFields(reply.slice(1)));
+            return;
+          }
+          case 'ACTIVE':
+            // XX: only if the entry is still there (a concurrent deletion removed it for good).
+            await ctx.client.zadd(key, 'XX', Date.parse(reply[1]!), member);
+            return;
+          case 'GONE':
+            await ctx.client.zrem(key, member);
+            return;
+          default:
+            // LEASED: stays; the cursor moves past it.
+            return;
+        }
+      }),
+    );
+    examined += fresh.length;
+    const last = fresh[fresh.length - 1];
+    if (last) [afterScore, afterMember] = [last.score, last.member];
+  }
+  return {
+    deleted,
+    nextCursor: bucket >= INDEX_BUCKETS ? null : JSON.stringify([bucket, afterScore, afterMember]),
+  };
+}
+
+/**
+ * Upgrade from the single `<prefix>sessions` sorted set of earlier releases: every session it
+ * lists joins the bucketed indexes (activity scored by its `updatedAt`), then leaves the old set,
+ * a batch at a time. Safe to run again or while the store is in use; returns how many moved.
+ */
+export async function reindexLegacy(ctx: IndexContext, batch = 500): Promise<{ reindexed: number }> {
+  let reindexed = 0;
+  for (;;) {
+    const members = await ctx.client.zrangebylex(ctx.keys.index, '-', '+', 'LIMIT', 0, batch);
+    if (members.length === 0) return { reindexed };
+    await Promise.all(
+      members.map(async (member) => {
+        const id = sessionIdFromMember(member);
+        if (id !== null) {
+          const stored = await ctx.client.hmget(
+            ctx.keys.session(id).session,
+            'agentName',
+            'ownerId',
+            'tenantId',
+            'updatedAt',
+          );
+          const updatedAt = stored[3];
+          if (stored[0] && updatedAt) {
+            await addToIndexes(ctx, id, indexedFields(stored), Date.parse(updatedAt));
+            reindexed += 1;
+          }
+        }
+        await ctx.client.zrem(ctx.keys.index, member);
+      }),
+    );
+  }
+}
