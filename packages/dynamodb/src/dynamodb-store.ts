@@ -15,7 +15,7 @@ import { listSessions } from './list-sessions.ts';
 import { loadSession } from './load.ts';
 import { deleteIdleSessions } from './retention.ts';
 import { validateTableName } from './table.ts';
-import { verifyTable } from './verify-table.ts';
+import { tableReadiness } from './verify-table.ts';
 
 export interface DynamoDbStoreOptions {
   /** Your client. The store uses it and never destroys it; `close()` leaves it open. */
@@ -57,18 +57,34 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
   const limits = { ...DYNAMODB_LIMITS };
   let closed = false;
 
-  // The table is verified once, before the first operation; a failed check (a missing table, a
-  // wrong layout, a passing network error) is tried again by the next operation.
-  let verified: Promise<void> | null = options.verifyTable === false ? Promise.resolve() : null;
-  const open = async () => {
+  // The table is checked once, before the first operation; a check that found a problem (or
+  // failed: a passing network error) runs again on the next operation, so a table fixed or
+  // upgraded meanwhile is seen. Missing indexes stop only listing and retention.
+  const fine = { data: null, indexes: null };
+  let readiness: Promise<{ data: Error | null; indexes: Error | null }> | null =
+    options.verifyTable === false ? Promise.resolve(fine) : null;
+  const check = async () => {
+    readiness ??= tableReadiness(client, options.tableName, { ttl: ttlSeconds !== null });
+    const current = readiness;
+    return current.catch((error: unknown) => {
+      if (readiness === current) readiness = null;
+      throw error;
+    });
+  };
+  const open = async (needs: 'data' | 'indexes' = 'data') => {
     if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
-    verified ??= verifyTable(client, options.tableName, { ttl: ttlSeconds !== null }).catch(
-      (error: unknown) => {
-        verified = null;
-        throw error;
-      },
-    );
-    await verified;
+    let ready = await check();
+    // Index problems seen earlier may be gone (upgradeTable ran since): look again once.
+    if (needs === 'indexes' && ready.indexes && !ready.data) {
+      readiness = null;
+      ready = await check();
+    }
+    // Only a failing operation checks again: a table with old indexes costs no describe per write.
+    const problem = ready.data ?? (needs === 'indexes' ? ready.indexes : null);
+    if (problem) {
+      readiness = null;
+      throw problem;
+    }
     return context;
   };
 
@@ -80,9 +96,10 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
     acquireLease: async (sessionId, input) => acquireLease(await open(), sessionId, input),
     renewLease: async (sessionId, input) => renewLease(await open(), sessionId, input),
     releaseLease: async (sessionId, input) => releaseLease(await open(), sessionId, input),
-    listSessions: async (input) => listSessions(await open(), input),
+    listSessions: async (input) => listSessions(await open('indexes'), input),
     deleteSession: async (sessionId) => deleteSession(await open(), sessionId),
-    deleteIdleSessions: async (input) => deleteIdleSessions(await open(), validateRetentionInput(input)),
+    deleteIdleSessions: async (input) =>
+      deleteIdleSessions(await open('indexes'), validateRetentionInput(input)),
     async close() {
       if (closed) return;
       closed = true;

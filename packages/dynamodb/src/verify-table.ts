@@ -23,6 +23,8 @@ export interface TableCheck {
   active: boolean;
   /** What differs from `tableDefinition()`; empty when the layout matches. */
   problems: string[];
+  /** The part of `problems` about indexes: they break listing and retention, not reads and writes. */
+  indexProblems: string[];
 }
 
 const keys = (schema: { AttributeName?: string; KeyType?: string }[] | undefined) =>
@@ -57,13 +59,15 @@ export function tableProblems(table: TableDescription, tableName: string): strin
         `index ${index.IndexName} has keys ${keys(found.KeySchema)}, expected ${keys(index.KeySchema)}`,
       );
     }
+    // Enough is enough: ALL covers any projection, and KEYS_ONLY asks for nothing more.
     const projection = found.Projection;
-    if (projection?.ProjectionType !== 'ALL') {
+    const needed =
+      index.Projection?.ProjectionType === 'KEYS_ONLY' ? [] : (index.Projection?.NonKeyAttributes ?? []);
+    if (projection?.ProjectionType !== 'ALL' && needed.length > 0) {
       const projected = new Set(projection?.NonKeyAttributes ?? []);
-      const missing = (index.Projection?.NonKeyAttributes ?? []).filter((name) => !projected.has(name));
-      if (projection?.ProjectionType === 'KEYS_ONLY' || missing.length > 0) {
+      const missing = needed.filter((name) => !projected.has(name));
+      if (missing.length > 0)
         problems.push(`index ${index.IndexName} does not project ${missing.join(', ')}`);
-      }
     }
   }
   return problems;
@@ -76,14 +80,18 @@ export async function describeTableCheck(client: DynamoDBClient, tableName: stri
     table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (error) {
     if (errorName(error) === 'ResourceNotFoundException')
-      return { exists: false, active: false, problems: [] };
+      return { exists: false, active: false, problems: [], indexProblems: [] };
     throw error;
   }
-  if (!table) return { exists: false, active: false, problems: [] };
+  if (!table) return { exists: false, active: false, problems: [], indexProblems: [] };
   const active =
     table.TableStatus === 'ACTIVE' &&
     (table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
-  return { exists: true, active, problems: tableProblems(table, tableName) };
+  const problems = tableProblems(table, tableName);
+  const indexProblems = problems.filter(
+    (p) => p.startsWith('index ') || p.startsWith('global secondary index '),
+  );
+  return { exists: true, active, problems, indexProblems };
 }
 
 /** The table exists with another layout than `tableDefinition()`. */
@@ -118,21 +126,45 @@ export async function verifyTable(
   tableName: string,
   options: VerifyTableOptions = {},
 ): Promise<void> {
+  const readiness = await tableReadiness(client, tableName, options);
+  const problem = readiness.data ?? readiness.indexes;
+  if (problem) throw problem;
+}
+
+/**
+ * What the table allows, for the store: `data` is the error every operation fails with (no
+ * table, other keys, TTL off while needed), `indexes` the one listing and retention fail with (an
+ * index missing or different: a table of an older version, before `upgradeTable`). Reads and
+ * writes keep working on such a table, so a rolling upgrade has no downtime.
+ */
+export async function tableReadiness(
+  client: DynamoDBClient,
+  tableName: string,
+  options: VerifyTableOptions = {},
+): Promise<{ data: Error | null; indexes: Error | null }> {
   const check = await describeTableCheck(client, tableName);
   if (!check.exists) {
-    throw new SchemaMissingError({
+    const missing = new SchemaMissingError({
       store: STORE,
       missing: `table ${tableName}`,
       fix: `create it once with \`await createTable(client, '${tableName}')\`, or from \`tableDefinition('${tableName}')\` in your infrastructure code (CDK, Terraform, CloudFormation).`,
     });
+    return { data: missing, indexes: missing };
   }
-  if (check.problems.length > 0) throw tableLayoutError(tableName, check.problems);
+  const keyProblems = check.problems.filter((p) => !check.indexProblems.includes(p));
+  if (keyProblems.length > 0) {
+    const error = tableLayoutError(tableName, check.problems);
+    return { data: error, indexes: error };
+  }
+  const indexes = check.indexProblems.length > 0 ? tableLayoutError(tableName, check.indexProblems) : null;
   if (options.ttl && !(await ttlEnabled(client, tableName))) {
-    throw new StoreConfigurationError({
+    const error = new StoreConfigurationError({
       store: STORE,
       problem: 'ttl-disabled',
       detail: `ttlSeconds is set, but TTL is not enabled on the "${A.ttl}" attribute of table ${tableName}, so nothing would ever expire.`,
       fix: `enable it (aws dynamodb update-time-to-live --table-name ${tableName} --time-to-live-specification "Enabled=true, AttributeName=${A.ttl}", or \`createTable\`), or drop ttlSeconds.`,
     });
+    return { data: error, indexes: indexes ?? error };
   }
+  return { data: null, indexes };
 }

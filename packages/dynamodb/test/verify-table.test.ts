@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isAgentStoreError } from '@agentstore/core';
 import { CreateTableCommand, DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTable, dynamodbStore, tableDefinition, verifyTable } from '../src/index.ts';
+import { createTable, dynamodbStore, tableDefinition, tableProblems, verifyTable } from '../src/index.ts';
 import { init, sessionId, testClient } from './support/dynamodb.ts';
 
 const client = testClient();
@@ -34,6 +34,34 @@ function recordingClient(): { client: DynamoDBClient; sent: string[] } {
   } as unknown as DynamoDBClient;
   return { client: recording, sent };
 }
+
+describe('the layout comparison', () => {
+  const definition = tableDefinition('agentstore-layout');
+  const described = { ...definition, GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes! };
+
+  it('a table exactly as tableDefinition() describes it has no problems, whatever each index projects', () => {
+    expect(tableProblems(described, 'agentstore-layout')).toEqual([]);
+    const allProjected = described.GlobalSecondaryIndexes.map((index) => ({
+      ...index,
+      Projection: { ProjectionType: 'ALL' as const },
+    }));
+    expect(
+      tableProblems({ ...described, GlobalSecondaryIndexes: allProjected }, 'agentstore-layout'),
+    ).toEqual([]);
+  });
+
+  it('an INCLUDE index without an attribute the store reads is a problem; KEYS_ONLY where INCLUDE is needed too', () => {
+    const needy = described.GlobalSecondaryIndexes.find(
+      (i) => (i.Projection?.NonKeyAttributes ?? []).length > 0,
+    )!;
+    const keysOnly = described.GlobalSecondaryIndexes.map((index) =>
+      index === needy ? { ...index, Projection: { ProjectionType: 'KEYS_ONLY' as const } } : index,
+    );
+    expect(tableProblems({ ...described, GlobalSecondaryIndexes: keysOnly }, 'agentstore-layout')).toEqual([
+      `index ${needy.IndexName} does not project ${needy.Projection!.NonKeyAttributes!.join(', ')}`,
+    ]);
+  });
+});
 
 describe('the table check the store runs once', () => {
   it('a missing table is SchemaMissingError naming createTable; once created, the same store works', async () => {
@@ -68,7 +96,8 @@ describe('the table check the store runs once', () => {
     expect(isAgentStoreError(error, 'STORE_CONFIGURATION')).toBe(true);
     expect(error?.problem).toBe('table-layout');
     expect(error?.message).toContain('key schema is id:HASH,seq:RANGE, expected pk:HASH,sk:RANGE');
-    expect(error?.message).toContain('global secondary index sessions is missing');
+    const firstIndex = tableDefinition(tableName).GlobalSecondaryIndexes![0]!.IndexName;
+    expect(error?.message).toContain(`global secondary index ${firstIndex} is missing`);
     await store.close();
   });
 
@@ -108,4 +137,32 @@ describe('the table check the store runs once', () => {
     expect(recording.sent.filter((n) => n === 'DescribeTableCommand')).toHaveLength(1);
     await store.close();
   });
+});
+
+it('a table of an older layout (an index missing) keeps reads and writes working; listing says to upgrade', async () => {
+  const tableName = name('oldindex');
+  const definition = tableDefinition(tableName);
+  // The first index missing, and with it the attributes only that index uses as keys.
+  const [, ...rest] = definition.GlobalSecondaryIndexes!;
+  const stillKeys = new Set(
+    [definition.KeySchema!, ...rest.map((i) => i.KeySchema!)].flat().map((k) => k.AttributeName),
+  );
+  await client.send(
+    new CreateTableCommand({
+      ...definition,
+      AttributeDefinitions: definition.AttributeDefinitions!.filter((a) => stillKeys.has(a.AttributeName)),
+      GlobalSecondaryIndexes: rest,
+    }),
+  );
+  const store = dynamodbStore({ client, tableName });
+  const id = sessionId();
+  const { epoch } = await store.acquireLease(id, { holder: 'h', ttlMs: 10_000, init: init() });
+  expect((await store.acquireLease(id, { holder: 'h', ttlMs: 10_000, init: init() })).epoch).toBe(epoch + 1);
+  const error = await failure(store.listSessions({ limit: 10, cursor: null }));
+  expect(isAgentStoreError(error, 'STORE_CONFIGURATION')).toBe(true);
+  expect(error?.message).toContain(
+    `global secondary index ${definition.GlobalSecondaryIndexes![0]!.IndexName} is missing`,
+  );
+  expect(error?.fix).toContain('upgradeTable');
+  await store.close();
 });
