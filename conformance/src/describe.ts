@@ -13,6 +13,7 @@ import { longSessionSpec } from './specs/long-session.ts';
 import { perfGateSpec } from './specs/perf-gate.ts';
 import { processTierSpec } from './specs/process-tier.ts';
 import { retentionSpec } from './specs/retention.ts';
+import { runLimitSpec } from './specs/run-limits.ts';
 import type { ConformanceTarget } from './target.ts';
 
 /** Every spec of the kit, in the order they run. */
@@ -23,6 +24,7 @@ export const conformanceSpecs: readonly ConformanceSpec[] = [
   concurrencySpec,
   leaseSpec,
   limitSpec,
+  runLimitSpec,
   isolationSpec,
   corruptRecordSpec,
   hostileIdSpec,

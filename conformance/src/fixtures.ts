@@ -1,11 +1,5 @@
-import {
-  type AgentStore,
-  type JsonValue,
-  type MessageRecord,
-  messageByteLength,
-  type NewMessage,
-  type SessionInit,
-} from '@agentstore/core';
+import type { AgentStore, JsonValue, MessageRecord, NewMessage, SessionInit } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 
 /** A fresh random id, so specs never meet each other's data in a shared database. */
 export const freshId = (label: string): string => `conformance-${label}-${crypto.randomUUID()}`;
@@ -94,3 +88,13 @@ export async function appendInChunks(
   }
   return headSeq;
 }
+
+/** A Standard Schema that accepts any JSON input (the kit depends on no schema library). */
+export const jsonInput = {
+  '~standard': {
+    version: 1 as const,
+    vendor: 'agentstore-conformance',
+    validate: (value: unknown) => ({ value: value as Record<string, JsonValue> }),
+    types: undefined as { input: Record<string, JsonValue>; output: Record<string, JsonValue> } | undefined,
+  },
+};

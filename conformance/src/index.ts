@@ -21,6 +21,7 @@ export {
   offeredCapabilities,
 } from './check.ts';
 export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
+export { type HostileAppend, hostileAppends, LONE_SURROGATES, REPLACEMENT_TWIN } from './hostile-values.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
 export {
@@ -34,7 +35,13 @@ export { crashMatrixChecks, crashMatrixSpec, describeCrashMatrix } from './specs
 export { describeHostileIds, HOSTILE_TEXTS, hostileIdChecks, hostileIdSpec } from './specs/hostile-ids.ts';
 export { describeIsolation, isolationChecks, isolationSpec } from './specs/isolation.ts';
 export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
-export { describeLimits, limitChecks, limitSpec, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
+export {
+  boundaryChecks,
+  describeLimits,
+  limitChecks,
+  limitSpec,
+  MIN_MAX_MESSAGE_BYTES,
+} from './specs/limits.ts';
 export {
   DEFAULT_LONG_SESSION_MESSAGES,
   describeLongSessions,
@@ -53,6 +60,7 @@ export {
 } from './specs/perf-gate.ts';
 export { describeProcessTier, processTierChecks, processTierSpec } from './specs/process-tier.ts';
 export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
+export { describeRunLimits, runLimitChecks, runLimitSpec } from './specs/run-limits.ts';
 export type {
   ConformanceTarget,
   RawAppendFloor,
@@ -61,4 +69,4 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './target.ts';
-export { openTargetModule, targetFromModule } from './target-module.ts';
+export { openTargetModule, openToolTarget, targetFromModule } from './target-module.ts';

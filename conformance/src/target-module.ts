@@ -1,5 +1,3 @@
-import { basename } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { AgentStore } from '@agentstore/core';
 import type { ConformanceTarget, OpenTestTarget } from './target.ts';
 
@@ -18,9 +16,16 @@ const isStore = (value: unknown): value is AgentStore =>
   typeof (value as AgentStore).append === 'function' &&
   typeof (value as AgentStore).load === 'function';
 
-/** A file URL for an absolute path; URLs pass through. */
-export const moduleUrl = (module: string): string =>
-  /^[a-z][a-z0-9+.-]*:/i.test(module) && !/^[a-z]:[\\/]/i.test(module) ? module : pathToFileURL(module).href;
+/** A file URL for an absolute path; URLs pass through. (No node:url: the kit's entry also loads in Workers.) */
+export const moduleUrl = (module: string): string => {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(module) && !/^[a-z]:[\\/]/i.test(module)) return module;
+  const path = module.replaceAll('\\', '/');
+  return `file://${encodeURI(path.startsWith('/') ? path : `/${path}`)
+    .replaceAll('?', '%3F')
+    .replaceAll('#', '%23')}`;
+};
+
+const basename = (path: string): string => path.split(/[\\/]/).at(-1) ?? path;
 
 /**
  * The target a module describes. Its default export is a `ConformanceTarget`, a function

@@ -169,7 +169,7 @@ describe('broken stores on a real database (node:sqlite file), through their tar
     { timeout: 240_000 },
     async (flaw) => {
       const ctx = await open(flaw);
-      const tier = check(processTierChecks, 'process tier: 8 child processes SIGKILLed inside appends');
+      const tier = check(processTierChecks, 'process tier: 16 child processes SIGKILLed inside appends');
       await expect(tier.run(ctx)).rejects.toThrow(
         /after a SIGKILL on event-loop turn 1 inside append #1 \(expectedSeq 0\) after 0 acknowledged appends, the crash left \d+ message rows beyond the head 0 \(no session row at all\)/,
       );

@@ -12,11 +12,35 @@ const all = conformanceSpecs.flatMap((spec) => spec.checks);
 const names = (target: ConformanceTarget) => applicableChecks(target, all).map((check) => check.name);
 
 describe('checks are chosen by declared capabilities, never by name', () => {
-  it('a durable target with every capability gets every check', () => {
+  it('a durable target with every capability, reopenable from another process, gets every check', () => {
     const { store, capabilities } = tableStore();
-    const target = { name: 'full', createStore: () => store, capabilities };
-    expect([...offeredCapabilities(target)].sort()).toEqual(['corrupt', 'durable', 'floor', 'raw']);
+    const target = {
+      name: 'full',
+      createStore: () => store,
+      capabilities,
+      module: 'file:///t.ts',
+      reopen: {},
+    };
+    expect([...offeredCapabilities(target)].sort()).toEqual([
+      'corrupt',
+      'durable',
+      'floor',
+      'process',
+      'raw',
+    ]);
     expect(names(target)).toEqual(all.map((check) => check.name));
+  });
+
+  it('the process tier needs a module, `reopen`, and a backend several processes may share', () => {
+    const { store, capabilities } = tableStore();
+    const base = { name: 'p', createStore: () => store, capabilities };
+    const tier = (target: ConformanceTarget) =>
+      names(target).filter((name) => name.startsWith('process tier'));
+    expect(tier({ ...base, module: 'file:///t.ts', reopen: {} })).toHaveLength(2);
+    expect(tier({ ...base, module: 'file:///t.ts' })).toEqual([]);
+    expect(tier({ ...base, reopen: {} })).toEqual([]);
+    expect(tier({ ...base, module: 'file:///t.ts', reopen: {}, multiProcess: false })).toEqual([]);
+    expect(tier({ ...base, module: 'file:///t.ts', reopen: {}, durable: false })).toEqual([]);
   });
 
   it('a target without capabilities gets neither raw, corrupt nor floor checks, but the crash matrix', () => {

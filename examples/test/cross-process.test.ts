@@ -3,7 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type OpenBackend, openBackend } from '@agentstore/conformance/backends';
+import type { OpenTestTarget } from '@agentstore/core/testing';
+import openPostgresTarget from '@agentstore/postgres/testing';
+import openSqliteTarget from '@agentstore/sqlite/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -25,16 +27,20 @@ describe('the demo', () => {
   });
 });
 
-const backends: OpenBackend[] = [];
+const targets: OpenTestTarget[] = [];
 afterAll(async () => {
-  for (const backend of backends) await backend.close();
+  for (const target of targets) await target.close();
 });
 
-describe.each(['sqlite', 'postgres'] as const)('approvals across real processes on %s', (name) => {
+// Each adapter's published target; other processes open the same data from its module and `reopen`.
+describe.each([
+  ['sqlite', openSqliteTarget],
+  ['postgres', openPostgresTarget],
+] as const)('approvals across real processes on %s', (_name, open) => {
   const scenario = async () => {
-    const backend = await openBackend(name);
-    backends.push(backend);
-    const handle = JSON.stringify(backend.handle);
+    const target = await open();
+    targets.push(target);
+    const handle = JSON.stringify({ module: target.module, options: target.reopen });
     const payments = join(mkdtempSync(join(tmpdir(), 'agentstore-payments-')), 'payments.db');
     const step = (mode: string) => node([join(here, 'refund-worker.ts'), handle, payments, mode]);
     const inspect = (...args: string[]) =>

@@ -1,7 +1,7 @@
-// One process of the approval scenario: argv <store handle JSON> <payments db> <start|approve|reject|replay>.
+// One process of the approval scenario: argv <target { module, options } JSON> <payments db> <start|approve|reject|replay>.
 // Refunds are rows in a separate SQLite file, standing in for the payment provider.
 
-import { reopenBackend } from '@agentstore/conformance/backends';
+import { openToolTarget } from '@agentstore/conformance';
 import { defineAgent, run, tool } from '@agentstore/core';
 import { scriptedLlm, unreachableLlm } from '@agentstore/core/testing';
 import Database from 'better-sqlite3';
@@ -33,7 +33,8 @@ const decisions = {
   approve: { 'refund-1': { approve: true as const } },
   reject: { 'refund-1': { approve: false as const, reason: 'over the refund policy' } },
 };
-const target = await reopenBackend(JSON.parse(handle));
+const { module, options } = JSON.parse(handle) as { module: string; options?: Record<string, string> };
+const target = await openToolTarget(module, options);
 const store = await target.createStore();
 try {
   const result = await run(agent, {

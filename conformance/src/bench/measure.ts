@@ -2,10 +2,10 @@ import {
   type AgentStore,
   type AppendInput,
   type MessageRecord,
-  messageByteLength,
   type NewMessage,
   run,
 } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import type { RawAppendFloor, RawReader } from '@agentstore/core/testing';
 import type { OpenTestTarget } from '../target.ts';
 import type { BenchOptions } from './options.ts';

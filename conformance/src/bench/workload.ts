@@ -2,11 +2,11 @@ import {
   type AgentDefinition,
   defineAgent,
   type JsonValue,
-  messageByteLength,
   type NewMessage,
   type SessionInit,
   tool,
 } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import { type ScriptStep, scriptedLlm } from '@agentstore/core/testing';
 
 /** What every benchmarked session is created with (as `run()` creates it). */

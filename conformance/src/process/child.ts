@@ -1,6 +1,7 @@
 // A process-tier child: opens the target from its module (as another process of the user's
 // application would), then appends batches or runs the agent until it is SIGKILLed — by the
-// parent at a random moment, or by itself on a chosen event-loop turn inside an append or a run.
+// parent at a random moment, by itself on a chosen event-loop turn, or by its kill thread at a
+// chosen fraction of an append's measured duration.
 import { writeSync } from 'node:fs';
 import { type AgentStore, run } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
@@ -8,6 +9,7 @@ import { batchMessages } from '../batches.ts';
 import { sessionInit } from '../fixtures.ts';
 import { openTargetModule } from '../target-module.ts';
 import { PROCESS_SCRIPT, PROCESS_USER_MESSAGE_ID, processAgent } from './agent.ts';
+import { killTimer } from './kill-timer.ts';
 import { CHILD_LINE_PREFIX, type ChildConfig, type ChildLine } from './protocol.ts';
 
 /** Synchronous, so a line is in the pipe before the next instruction can be killed. */
@@ -33,11 +35,28 @@ async function appendBatches(store: AgentStore, config: ChildConfig): Promise<vo
   const loaded = await store.load(config.sessionId);
   let head = loaded?.session.headSeq ?? 0;
   const limit = store.limits.maxMessagesPerAppend;
+  // The kill thread starts before the appends, so starting it costs no append its timing.
+  const timer = config.killAtFraction === undefined ? null : await killTimer();
+  const durations: bigint[] = [];
+  let killIn: bigint | null = null;
   for (let k = 1; k <= config.batches; k++) {
-    if (k === config.armAfter + 1) armKill(config.killAtTurn);
+    if (k === config.armAfter + 1) {
+      armKill(config.killAtTurn);
+      if (timer && durations.length > 0) {
+        // A fraction of the median append so far: the sweep over fractions walks the kill through
+        // every request of one append, wherever the store's own statements fall.
+        const median = [...durations].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[durations.length >> 1]!;
+        killIn = BigInt(Math.round(Number(median) * config.killAtFraction!));
+      }
+    }
     const batch = batchMessages(`p${process.pid}`, k, Math.min(limit, 2 + ((k * 3) % 7)));
     const ids = batch.map((m) => m.id);
     report({ t: 'start', batch: k, expectedSeq: head, ids });
+    if (timer && killIn !== null) {
+      timer.fireIn(killIn);
+      killIn = null;
+    }
+    const started = process.hrtime.bigint();
     ({ headSeq: head } = await store.append(config.sessionId, {
       expectedSeq: head,
       messages: batch,
@@ -45,6 +64,7 @@ async function appendBatches(store: AgentStore, config: ChildConfig): Promise<vo
       lease: null,
     }));
     report({ t: 'ack', batch: k, ids, headSeq: head });
+    durations.push(process.hrtime.bigint() - started);
     // A turn between appends, so the kill can land even against a store whose calls never yield.
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
@@ -71,10 +91,9 @@ async function main(config: ChildConfig): Promise<number> {
   const store = await target.createStore();
   report({ t: 'ready', pid: process.pid });
   try {
-    const status =
-      config.mode === 'run'
-        ? await runAgent(store, config)
-        : (await appendBatches(store, config), 'appended');
+    let status = 'appended';
+    if (config.mode === 'run') status = await runAgent(store, config);
+    else await appendBatches(store, config);
     report({ t: 'done', status });
     return 0;
   } catch (error) {

@@ -25,7 +25,9 @@ export interface ChildConfig {
   batches: number;
   /** Arm the self-kill after this many acknowledged appends (appends) or at the start (run). */
   armAfter: number;
-  /** SIGKILL itself on this event-loop turn after arming; 0: never (the parent kills it). */
+  /** SIGKILL itself on this event-loop turn after arming; 0: never. */
   killAtTurn: number;
+  /** appends: SIGKILL itself this fraction of the median append duration after arming (a kill thread). */
+  killAtFraction?: number;
   leaseTtlMs: number;
 }

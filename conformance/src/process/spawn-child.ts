@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Node modules are imported when a child is started, not at load: the kit's entry also runs
+// inside a Worker (the D1 package runs the specs there), where the process tier is never used.
 import { CHILD_LINE_PREFIX, type ChildConfig, type ChildLine } from './protocol.ts';
 
 export interface ChildRun {
@@ -11,9 +10,10 @@ export interface ChildRun {
 }
 
 /** The child entry, from the TypeScript sources (this repository) or from the published dist. */
-function childEntry(): { script: string; execArgv: string[] } {
+async function childEntry(): Promise<{ script: string; execArgv: string[] }> {
+  const { fileURLToPath } = await import('node:url');
   const here = fileURLToPath(import.meta.url);
-  const fromSource = extname(here) === '.ts';
+  const fromSource = here.endsWith('.ts');
   const script = fileURLToPath(new URL(fromSource ? './child.ts' : './child.js', import.meta.url));
   return { script, execArgv: fromSource ? ['--conditions=@agentstore/source'] : [] };
 }
@@ -22,11 +22,12 @@ function childEntry(): { script: string; execArgv: string[] } {
  * Runs one child to its end. `killAfterMs` (measured from its `ready` line) SIGKILLs it from here,
  * for kills inside code that never yields a turn; `timeoutMs` is the backstop for a hung child.
  */
-export function runChild(
+export async function runChild(
   config: ChildConfig,
   options: { killAfterMs?: number; timeoutMs?: number } = {},
 ): Promise<ChildRun> {
-  const { script, execArgv } = childEntry();
+  const { spawn } = await import('node:child_process');
+  const { script, execArgv } = await childEntry();
   const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(config)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

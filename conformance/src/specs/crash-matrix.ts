@@ -1,24 +1,14 @@
-import { type AgentStore, defineAgent, type JsonValue, type RunResult, run, tool } from '@agentstore/core';
+import { type AgentStore, defineAgent, type RunResult, run, tool } from '@agentstore/core';
 import { type FaultPlan, faultyStore, type ScriptStep, scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview, violation } from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
-import { freshId, sleep } from '../fixtures.ts';
+import { freshId, jsonInput, sleep } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /** Short, so a crashed run's lease expires quickly and the matrix stays fast. */
 const LEASE_TTL_MS = 150;
 const FINAL_ANSWER = 'Charged 42 and emailed the receipt.';
 const USER_MESSAGE = 'Charge order 42 and tell the customer.';
-
-/** A Standard Schema that accepts any JSON input (the kit depends on no schema library). */
-const jsonInput = {
-  '~standard': {
-    version: 1 as const,
-    vendor: 'agentstore-conformance',
-    validate: (value: unknown) => ({ value: value as Record<string, JsonValue> }),
-    types: undefined as { input: Record<string, JsonValue>; output: Record<string, JsonValue> } | undefined,
-  },
-};
 
 /** What the outside world saw: every side effect, keyed by tool call, with the idempotency keys used. */
 interface Ledger {

@@ -1,7 +1,9 @@
-import { type JsonValue, type NewMessage, utf8ByteLength } from '@agentstore/core';
-import { assert, assertEqual, assertMessages, preview, violation } from '../assertions.ts';
+import type { JsonValue, NewMessage } from '@agentstore/core';
+import { utf8ByteLength } from '@agentstore/core/store';
+import { assert, assertEqual, assertMessages, expectStoreError, preview, violation } from '../assertions.ts';
 import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import { appendInChunks, asRecords, message, plainId, sessionInit } from '../fixtures.ts';
+import { LONE_SURROGATES, REPLACEMENT_TWIN } from '../hostile-values.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /** Text that breaks naive SQL, LIKE patterns, Redis keys and hash tags, Lua, JSON paths and file paths. */
@@ -177,6 +179,7 @@ export const hostileIdChecks: ConformanceCheck[] = [
           toolCallId: `call ${text}`,
           toolName: text,
           kind: text,
+          origin: { via: 'handler', attempt: i + 1 },
         }),
       ]);
       await appendInChunks(store, id, appended, { init: sessionInit(), state, chunkSize: 10 });
@@ -184,6 +187,61 @@ export const hostileIdChecks: ConformanceCheck[] = [
       assert(loaded, 'load returned null');
       assertMessages(loaded.messages, asRecords(appended, 1), 'hostile payloads');
       assertEqual(loaded.session.state, state, 'session state with hostile keys');
+    },
+  },
+  {
+    name: 'lone surrogates (x\\uD800, x\\uDBFF, x\\uDFFF) are refused everywhere and never alias x\\uFFFD',
+    async run({ store, capabilities }) {
+      const stem = plainId();
+      const twin = `${stem}-${REPLACEMENT_TWIN}`;
+      const owner = `user-${REPLACEMENT_TWIN}-${stem}`;
+      const init = sessionInit({ ownerId: owner });
+      await store.append(twin, { expectedSeq: 0, messages: [message()], session: { init }, lease: null });
+      for (const lone of LONE_SURROGATES) {
+        const id = `${stem}-${lone}`;
+        const alias = `user-${lone}-${stem}`;
+        await expectStoreError(
+          store.append(id, { expectedSeq: 0, messages: [message()], session: { init }, lease: null }),
+          'INVALID_ARGUMENT',
+          `append to session ${preview(id)}`,
+        );
+        await expectStoreError(
+          store.append(id, { expectedSeq: 1, messages: [message()], lease: null }),
+          'INVALID_ARGUMENT',
+          `append at seq 1 to session ${preview(id)} (it would alias ${preview(twin)})`,
+        );
+        await expectStoreError(store.load(id), 'INVALID_ARGUMENT', `load of ${preview(id)}`);
+        // The owner whose id would alias the real owner's must not get the session's lease.
+        await expectStoreError(
+          store.acquireLease(twin, { holder: 'h', ttlMs: 30_000, init: sessionInit({ ownerId: alias }) }),
+          'INVALID_ARGUMENT',
+          `acquireLease of ${preview(twin)} by owner ${preview(alias)}`,
+        );
+        await expectStoreError(
+          store.listSessions({ ownerId: alias, limit: 5 }),
+          'INVALID_ARGUMENT',
+          `listSessions of owner ${preview(alias)}`,
+        );
+      }
+      const loaded = await store.load(twin);
+      assertEqual(
+        [loaded?.session.id, loaded?.session.ownerId, loaded?.messages.length],
+        [twin, owner, 1],
+        'the U+FFFD session read back',
+      );
+      const listed = await store.listSessions({ ownerId: owner, limit: 5 });
+      assertEqual(
+        listed.sessions.map((s) => s.id),
+        [twin],
+        `sessions of owner ${preview(owner)}`,
+      );
+      if (capabilities.raw) {
+        assertEqual(
+          (await capabilities.raw.messages(twin)).length,
+          1,
+          'raw message rows of the U+FFFD session',
+        );
+      }
     },
   },
 ];

@@ -1,4 +1,6 @@
-import { type AppendInput, messageByteLength, type NewMessage } from '@agentstore/core';
+import { type AppendInput, defineAgent, type NewMessage, run } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
+import { scriptedLlm } from '@agentstore/core/testing';
 import {
   assert,
   assertEqual,
@@ -17,9 +19,11 @@ import {
   message,
   messageOfBytes,
   messages,
+  plainId,
   seedSession,
   sessionInit,
 } from '../fixtures.ts';
+import { hostileAppends, LONE_SURROGATES } from '../hostile-values.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /** The smallest per-message limit the kit accepts: tool outputs of a few hundred KiB are common. */
@@ -129,6 +133,58 @@ export const limitChecks: ConformanceCheck[] = [
     },
   },
   {
+    name: 'a declared maxAppendBytes holds exactly: an append of that many bytes commits, one byte more writes nothing',
+    timeoutMs: 120_000,
+    async run(ctx) {
+      const { maxAppendBytes, maxMessageBytes, maxMessagesPerAppend } = ctx.store.limits;
+      // A budget that more than maxMessagesPerAppend full messages would need never binds.
+      if (maxAppendBytes === undefined || maxAppendBytes > maxMessageBytes * maxMessagesPerAppend) return;
+      assert(
+        Number.isSafeInteger(maxAppendBytes) && maxAppendBytes >= maxMessageBytes,
+        `limits.maxAppendBytes is ${preview(maxAppendBytes)}; it must be an integer ≥ maxMessageBytes (${maxMessageBytes}), or a message of maxMessageBytes could never be appended`,
+      );
+      // Full-size messages, then one that takes up the rest: exactly maxAppendBytes in all.
+      const sizes: number[] = [];
+      let left = maxAppendBytes;
+      while (left > 0) {
+        const size = Math.min(maxMessageBytes, left);
+        sizes.push(size);
+        left -= size;
+      }
+      const last = sizes.at(-1)!;
+      if (last < 400) sizes.splice(-2, 2, sizes.at(-2)! - 400, last + 400);
+      assert(
+        sizes.length <= maxMessagesPerAppend,
+        'the kit cannot fill maxAppendBytes within maxMessagesPerAppend',
+      );
+      const exact = sizes.map((size) => messageOfBytes(size));
+      const id = freshId('append-bytes');
+      assertEqual(
+        await ctx.store.append(id, {
+          expectedSeq: 0,
+          messages: exact,
+          session: { init: sessionInit() },
+          lease: null,
+        }),
+        { headSeq: exact.length },
+        `append of exactly maxAppendBytes (${maxAppendBytes}) bytes in ${exact.length} messages`,
+      );
+      const before = await snapshot(ctx, id);
+      const over = [...sizes.slice(0, -1), sizes.at(-1)! + 1].map((size) => messageOfBytes(size));
+      const error = await expectStoreError(
+        ctx.store.append(id, { expectedSeq: exact.length, messages: over, lease: null }),
+        'PAYLOAD_TOO_LARGE',
+        'append of maxAppendBytes + 1 bytes',
+      );
+      assertFacts(
+        error,
+        { subject: 'append', unit: 'bytes', size: maxAppendBytes + 1, limit: maxAppendBytes },
+        'PayloadTooLargeError',
+      );
+      await assertUnchanged(ctx, id, before, 'maxAppendBytes + 1 bytes');
+    },
+  },
+  {
     name: 'invalid append input (and a bad afterSeq on load) is InvalidArgumentError and writes nothing',
     async run(ctx) {
       const { id, before } = await seeded(ctx, 'invalid');
@@ -148,10 +204,7 @@ export const limitChecks: ConformanceCheck[] = [
           },
         ],
         ['an empty message id', { expectedSeq: 2, messages: [good(), withId({ id: '' })], lease: null }],
-        [
-          'duplicate message ids',
-          { expectedSeq: 2, messages: [duplicate, good(), { ...duplicate }], lease: null },
-        ],
+        ['duplicate message ids', { expectedSeq: 2, messages: [duplicate, { ...duplicate }], lease: null }],
         [
           'content that is not a string',
           { expectedSeq: 2, messages: [withId({ content: 42 as unknown as string })], lease: null },
@@ -229,7 +282,152 @@ export const limitChecks: ConformanceCheck[] = [
   },
 ];
 
-export const limitSpec: ConformanceSpec = { title: 'limits and input validation', checks: limitChecks };
+/** Runs the checks every refused write shares: typed error naming the path, nothing written. */
+async function expectRefused(
+  ctx: CheckContext,
+  id: string,
+  before: SessionSnapshot,
+  operation: () => Promise<unknown>,
+  argument: string,
+  what: string,
+): Promise<void> {
+  const error = await expectStoreError(operation, 'INVALID_ARGUMENT', what);
+  assert(
+    typeof error.argument === 'string' && error.argument.startsWith(argument),
+    `${what}: InvalidArgumentError names ${preview(error.argument)}, expected the path ${preview(argument)}`,
+  );
+  await assertUnchanged(ctx, id, before, what);
+}
+
+/** After refused writes the session must still load, take an append at its head, and lease. */
+async function assertStillUsable(ctx: CheckContext, id: string, what: string): Promise<void> {
+  const loaded = await ctx.store.load(id);
+  assert(loaded, `${what}: the session no longer loads`);
+  const head = loaded.session.headSeq;
+  const next = message();
+  assertEqual(
+    await ctx.store.append(id, { expectedSeq: head, messages: [next], lease: null }),
+    { headSeq: head + 1 },
+    `${what}: append at the head afterwards`,
+  );
+  const init = { ...sessionInit(), ownerId: loaded.session.ownerId, tenantId: loaded.session.tenantId };
+  const lease = await ctx.store.acquireLease(id, { holder: `h-${plainId()}`, ttlMs: 30_000, init });
+  await ctx.store.releaseLease(id, { holder: lease.session.lease?.holder ?? '', epoch: lease.epoch });
+  const reloaded = await ctx.store.load(id);
+  assertMessages(reloaded?.messages.slice(-1) ?? [], asRecords([next], head + 1), `${what}: load afterwards`);
+  if (!ctx.store.durable || ctx.target.durable === false) return;
+  // And run() can carry on with it: a new turn commits and completes.
+  const agent = defineAgent({ name: 'conformance-agent', instructions: 'Answer.' });
+  const llm = scriptedLlm([{ text: 'Still here.' }]);
+  const turn = await run(agent, { store: ctx.store, sessionId: id, message: 'Still there?', llm });
+  assertEqual([turn.status, turn.response], ['complete', 'Still here.'], `${what}: a run() on the session`);
+}
+
+export const boundaryChecks: ConformanceCheck[] = [
+  {
+    name: 'hostile values in every field of an append are InvalidArgumentError naming the path; nothing is written',
+    timeoutMs: 120_000,
+    async run(ctx) {
+      const { id, before } = await seeded(ctx, 'hostile-values');
+      for (const hostile of hostileAppends()) {
+        await expectRefused(
+          ctx,
+          id,
+          before,
+          () => ctx.store.append(id, hostile.input(2)),
+          hostile.argument,
+          `append with ${hostile.what}`,
+        );
+        // The first append of a session must not create it either.
+        const fresh = freshId('hostile-new');
+        const input = hostile.input(0);
+        const first = { ...input, session: { init: sessionInit(), ...input.session } };
+        await expectRefused(
+          ctx,
+          fresh,
+          nothing,
+          () => ctx.store.append(fresh, first),
+          hostile.argument,
+          `first append with ${hostile.what}`,
+        );
+      }
+      await assertStillUsable(ctx, id, 'after every hostile append');
+    },
+  },
+  {
+    name: 'lone surrogates and non-JSON values are refused by acquireLease, renewLease, releaseLease, listSessions, deleteSession and load',
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const { store } = ctx;
+      const { id, before } = await seeded(ctx, 'hostile-methods');
+      const init = sessionInit();
+      const attempts: [string, string, () => Promise<unknown>][] = [];
+      for (const bad of LONE_SURROGATES) {
+        attempts.push(
+          ['load', 'sessionId', () => store.load(bad)],
+          ['deleteSession', 'sessionId', () => store.deleteSession(bad)],
+          [
+            'acquireLease of the id',
+            'sessionId',
+            () => store.acquireLease(bad, { holder: 'h', ttlMs: 30_000, init }),
+          ],
+          [
+            'acquireLease holder',
+            'holder',
+            () => store.acquireLease(id, { holder: bad, ttlMs: 30_000, init }),
+          ],
+          [
+            'acquireLease ownerId',
+            'init.ownerId',
+            () => store.acquireLease(id, { holder: 'h', ttlMs: 30_000, init: { ...init, ownerId: bad } }),
+          ],
+          [
+            'acquireLease tenantId',
+            'init.tenantId',
+            () => store.acquireLease(id, { holder: 'h', ttlMs: 30_000, init: { ...init, tenantId: bad } }),
+          ],
+          [
+            'acquireLease agentName',
+            'init.agentName',
+            () => store.acquireLease(id, { holder: 'h', ttlMs: 30_000, init: { ...init, agentName: bad } }),
+          ],
+          [
+            'renewLease holder',
+            'input.holder',
+            () => store.renewLease(id, { holder: bad, epoch: 1, ttlMs: 30_000 }),
+          ],
+          ['releaseLease holder', 'input.holder', () => store.releaseLease(id, { holder: bad, epoch: 1 })],
+          ['listSessions ownerId', 'ownerId', () => store.listSessions({ ownerId: bad, limit: 5 })],
+          ['listSessions tenantId', 'tenantId', () => store.listSessions({ tenantId: bad, limit: 5 })],
+          ['listSessions agentName', 'agentName', () => store.listSessions({ agentName: bad, limit: 5 })],
+          ['listSessions cursor', 'cursor', () => store.listSessions({ limit: 5, cursor: bad })],
+        );
+      }
+      const badState: [string, unknown][] = [
+        ['a Date', { d: new Date(0) }],
+        ['a BigInt', { n: 1n }],
+        ['a function', () => 1],
+      ];
+      for (const [what, state] of badState) {
+        attempts.push([
+          `acquireLease with ${what} in init.state`,
+          'init.state',
+          () =>
+            store.acquireLease(id, { holder: 'h', ttlMs: 30_000, init: { ...init, state: state as never } }),
+        ]);
+      }
+      for (const [what, argument, operation] of attempts) {
+        await expectRefused(ctx, id, before, operation, argument, what);
+      }
+      await assertStillUsable(ctx, id, 'after every refused call');
+    },
+  },
+];
+
+export const limitSpec: ConformanceSpec = {
+  title: 'limits and input validation',
+  checks: [...limitChecks, ...boundaryChecks],
+};
 
 /** Limits: declared sizes hold exactly, over-limit and malformed input is refused before any write. */
 export function describeLimits(target: ConformanceTarget): void {

@@ -14,8 +14,21 @@ import type { ChildConfig, ChildLine } from '../process/protocol.ts';
 import { type ChildRun, runChild } from '../process/spawn-child.ts';
 import type { ConformanceTarget } from '../target.ts';
 
-/** Kills on event-loop turns 1…3 after 0–2 acknowledged appends, then two at random moments. */
-const APPEND_TRIALS = 8;
+/**
+ * How each append trial's child dies: on event-loop turn 1 of an append (after 0–2 acknowledged
+ * ones: a store that yields between two writes dies between them), at 12 fractions spread over its median
+ * append duration by a kill thread (walking the kill through every request of one append, for
+ * stores on a network), and once at a random moment from outside.
+ */
+const FRACTIONS = Array.from({ length: 12 }, (_, i) => (i + 0.5) / 12);
+const APPEND_KILLS: ReadonlyArray<{ armAfter: number; killAtTurn: number; killAtFraction?: number }> = [
+  { armAfter: 0, killAtTurn: 1 },
+  { armAfter: 1, killAtTurn: 1 },
+  { armAfter: 2, killAtTurn: 1 },
+  ...FRACTIONS.map((killAtFraction) => ({ armAfter: 3, killAtTurn: 0, killAtFraction })),
+  { armAfter: 0, killAtTurn: 0 },
+];
+const APPEND_TRIALS = APPEND_KILLS.length;
 const RUN_KILL_TURNS = [1, 3, 6, 10, 16, 0];
 const LEASE_TTL_MS = 300;
 
@@ -47,12 +60,17 @@ async function childFor(
 }
 
 /** How the child died, for messages. */
-const killedHow = (child: ChildRun, config: Pick<ChildConfig, 'killAtTurn'>) => {
+const killedHow = (child: ChildRun, config: Pick<ChildConfig, 'killAtTurn' | 'killAtFraction'>) => {
   const started = child.lines.filter((line) => line.t === 'start').at(-1);
   const acked = child.lines.filter((line) => line.t === 'ack').length;
   const at =
     started?.t === 'start' ? `inside append #${started.batch} (expectedSeq ${started.expectedSeq})` : '';
-  const moment = config.killAtTurn > 0 ? `on event-loop turn ${config.killAtTurn}` : 'at a random moment';
+  const moment =
+    config.killAtTurn > 0
+      ? `on event-loop turn ${config.killAtTurn}`
+      : config.killAtFraction !== undefined
+        ? `${Math.round(config.killAtFraction * 100)}% into an append (by its median duration)`
+        : 'at a random moment';
   return child.signal === 'SIGKILL'
     ? `a SIGKILL ${moment} ${at} after ${acked} acknowledged appends`
     : `a child that finished without being killed (${acked} appends)`;
@@ -194,19 +212,18 @@ export const processTierChecks: ConformanceCheck[] = [
     requires: ['process', 'durable'],
     timeoutMs: 240_000,
     async run(ctx) {
-      for (let trial = 1; trial <= APPEND_TRIALS; trial++) {
-        const sessionId = freshId(`process-append-${trial}`);
-        const selfKill = trial <= APPEND_TRIALS - 2;
+      for (const [i, kill] of APPEND_KILLS.entries()) {
+        const sessionId = freshId(`process-append-${i + 1}`);
+        const fromOutside = kill.killAtTurn === 0 && kill.killAtFraction === undefined;
         const config = {
           sessionId,
           mode: 'appends' as const,
           batches: 200,
-          armAfter: (trial - 1) % 3,
-          killAtTurn: selfKill ? 1 + ((trial - 1) % 3) : 0,
+          ...kill,
           leaseTtlMs: LEASE_TTL_MS,
         };
         try {
-          const child = await childFor(ctx, config, selfKill ? undefined : 5 + Math.random() * 60);
+          const child = await childFor(ctx, config, fromOutside ? 5 + Math.random() * 60 : undefined);
           await settle(ctx, sessionId);
           await assertRecoverable(ctx, sessionId, child.lines, killedHow(child, config));
         } finally {

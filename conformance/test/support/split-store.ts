@@ -1,11 +1,5 @@
-import {
-  type AgentStore,
-  appendLeaseMatches,
-  LeaseLostError,
-  leaseFromColumns,
-  SeqConflictError,
-} from '@agentstore/core';
-import { validateAppendInput } from '@agentstore/core/store';
+import { type AgentStore, LeaseLostError, SeqConflictError } from '@agentstore/core';
+import { appendLeaseMatches, leaseFromColumns, validateAppendInput } from '@agentstore/core/store';
 import { nodeSqliteTarget } from '../../../docs/examples/custom-store/conformance-target.ts';
 import { nodeSqliteStore, openDatabase } from '../../../docs/examples/custom-store/node-sqlite-store.ts';
 import type { ConformanceTarget } from '../../src/index.ts';

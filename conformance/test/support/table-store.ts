@@ -1,30 +1,35 @@
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
-  canAcquireLease,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
-  isLeaseLive,
   type Lease,
   LeaseLostError,
   type MessageRecord,
-  ownerMatches,
   PayloadTooLargeError,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionRecord,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  expiryIso,
+  isLeaseLive,
+  ownerMatches,
+  retryAfterMs,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import type { StoreCapabilities } from '../../src/index.ts';
 
 /**
@@ -244,8 +249,7 @@ export function tableStore(
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       await roundTrip();
       const now = Date.now();
       const iso = new Date(now).toISOString();
@@ -276,7 +280,7 @@ export function tableStore(
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateTtlMs(ttlMs);
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) {
@@ -287,6 +291,7 @@ export function tableStore(
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) return { released: false };
@@ -296,6 +301,7 @@ export function tableStore(
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
       }
@@ -314,6 +320,7 @@ export function tableStore(
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       await roundTrip();
       messages.delete(key(sessionId));
       return { deleted: sessions.delete(key(sessionId)) };

@@ -4,31 +4,35 @@
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
+  type Lease,
+  LeaseLostError,
+  type MessageRecord,
+  SeqConflictError,
+  SessionAccessDeniedError,
+  SessionBusyError,
+  type StoreLimits,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
   canAcquireLease,
   decodeRetentionCursor,
   decodeSessionColumns,
   encodeRetentionCursor,
   expiryIso,
-  InvalidArgumentError,
-  type Lease,
-  LeaseLostError,
   leaseFromColumns,
-  type MessageRecord,
   ownerMatches,
   retryAfterMs,
-  SeqConflictError,
-  SessionAccessDeniedError,
-  SessionBusyError,
   type SessionColumns,
-  type StoreLimits,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 
 /** Creates the tables if they are missing. Safe to run on every start. */
 export function migrate(db: DatabaseSync): void {
@@ -226,8 +230,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const now = Date.now();
       const iso = new Date(now).toISOString();
       return transaction(() => {
@@ -249,7 +252,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateTtlMs(ttlMs);
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const expiresAt = expiryIso(Date.now(), ttlMs);
       const { changes } = sql.renew.run(expiresAt, sessionId, holder, epoch);
       if (changes !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
@@ -257,13 +260,12 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       return { released: sql.release.run(sessionId, holder, epoch).changes === 1 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
-      }
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       const where: string[] = [];
       const params: SQLInputValue[] = [];
       for (const [column, value] of [
@@ -286,6 +288,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       return transaction(() => {
         sql.deleteMessages.run(sessionId);
         return { deleted: sql.deleteSession.run(sessionId).changes === 1 };

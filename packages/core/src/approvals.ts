@@ -20,15 +20,22 @@ export const toPendingApproval = (call: ToolCall): PendingApproval => ({
   input: call.input,
 });
 
-/** The bookkeeping message that records which calls wait for a human; lands with write #1. */
-export function approvalRequestMessage(scope: CallScope, calls: ToolCall[]): NewMessage {
-  return {
-    id: scope.newId(),
-    role: 'system',
-    kind: APPROVAL_REQUESTED,
-    content: JSON.stringify({ toolCallIds: calls.map((c) => c.id) }),
-    createdAt: now(),
-  };
+/** Call ids per request message: 900 ids of at most 256 bytes stay under the kit's 256 KiB floor. */
+const IDS_PER_REQUEST = 900;
+
+/** The bookkeeping messages that record which calls wait for a human; they land with write #1. */
+export function approvalRequestMessages(scope: CallScope, calls: ToolCall[]): NewMessage[] {
+  const requests: NewMessage[] = [];
+  for (let i = 0; i < calls.length; i += IDS_PER_REQUEST) {
+    requests.push({
+      id: scope.newId(),
+      role: 'system',
+      kind: APPROVAL_REQUESTED,
+      content: JSON.stringify({ toolCallIds: calls.slice(i, i + IDS_PER_REQUEST).map((c) => c.id) }),
+      createdAt: now(),
+    });
+  }
+  return requests;
 }
 
 /**
@@ -67,15 +74,15 @@ export function checkDecisions(
 }
 
 /**
- * One append's worth of messages: each decision, and for each rejection the call's result, so a
- * rejected call is answered in the same atomic write that records the rejection.
+ * Each decision as a unit of messages that must land in one append: the decision, and for a
+ * rejection the call's result too, so a rejected call is answered in the write that records it.
  */
 export function decisionMessages(
   scope: CallScope,
   calls: ToolCall[],
   decisions: Record<string, ApprovalDecision>,
-): NewMessage[] {
-  return calls.flatMap((call) => {
+): NewMessage[][] {
+  return calls.map((call) => {
     const decision = decisions[call.id]!;
     const reason = decision.approve ? undefined : decision.reason;
     const record: NewMessage = {
@@ -91,6 +98,9 @@ export function decisionMessages(
     };
     if (decision.approve) return [record];
     const rejection = { error: 'The user rejected this tool call', ...(reason ? { reason } : {}) };
-    return [record, resultMessage(scope, call, rejection, 'tool-approval-rejected')];
+    return [
+      record,
+      resultMessage(scope, call, rejection, { via: 'rejected', attempt: 0 }, 'tool-approval-rejected'),
+    ];
   });
 }

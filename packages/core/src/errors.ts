@@ -107,20 +107,25 @@ export class PayloadTooLargeError extends AgentStoreError {
   readonly messageId: string | null;
   readonly size: number;
   readonly limit: number;
+  /** What `size` and `limit` count: bytes for a message; messages, or bytes (`maxAppendBytes`), for an append. */
+  readonly unit: 'messages' | 'bytes';
   constructor(facts: {
     sessionId: string;
     subject: 'message' | 'append';
     messageId: string | null;
     size: number;
     limit: number;
+    unit?: 'messages' | 'bytes';
   }) {
+    const unit = facts.unit ?? (facts.subject === 'message' ? 'bytes' : 'messages');
     super(
       facts.subject === 'message'
         ? `Session ${JSON.stringify(facts.sessionId)}: message ${JSON.stringify(facts.messageId)} is ` +
             `${facts.size} bytes, over this store's limit of ${facts.limit}; nothing was written`
-        : `Session ${JSON.stringify(facts.sessionId)}: ${facts.size} messages in one append, over this ` +
-            `store's limit of ${facts.limit}; nothing was written`,
+        : `Session ${JSON.stringify(facts.sessionId)}: ${facts.size} ${unit === 'bytes' ? 'bytes of messages' : 'messages'} ` +
+            `in one append, over this store's limit of ${facts.limit}; nothing was written`,
     );
+    this.unit = unit;
     this.sessionId = facts.sessionId;
     this.subject = facts.subject;
     this.messageId = facts.messageId;

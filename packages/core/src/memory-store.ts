@@ -1,5 +1,4 @@
 import {
-  CorruptRecordError,
   InvalidArgumentError,
   LeaseLostError,
   SeqConflictError,
@@ -14,10 +13,19 @@ import {
   ownerMatches,
   retryAfterMs,
 } from './lease-rules.ts';
+import { decodeStoredMessage } from './record-codec.ts';
 import type { MessageRecord, SessionRecord } from './records.ts';
 import { decodeRetentionCursor, encodeRetentionCursor, validateRetentionInput } from './retention.ts';
 import type { AgentStore, StoreLimits } from './store.ts';
-import { validateAppendInput, validateLoadOptions, validateSessionId, validateTtlMs } from './validation.ts';
+import {
+  validateAcquireLeaseInput,
+  validateAppendInput,
+  validateListSessionsInput,
+  validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
+  validateSessionId,
+} from './validation.ts';
 
 interface StoredSession {
   session: SessionRecord;
@@ -33,7 +41,9 @@ export interface MemoryStoreOptions {
 
 const DEFAULT_LIMITS: StoreLimits = { maxMessageBytes: 4 * 1024 * 1024, maxMessagesPerAppend: 1000 };
 
-const clone = <T>(value: T): T => structuredClone(value);
+// A JSON round trip, as every real store does it: no aliasing of the caller's objects, and what
+// comes back is exactly what a real store would return (validated plain JSON only gets here).
+const clone = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
 
 /** The in-process store behind `memoryStore()` and the test-only durable store. */
 export function createInMemoryStore(durable: boolean, options: MemoryStoreOptions = {}): AgentStore {
@@ -45,13 +55,9 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
     if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
   };
 
-  const decode = (sessionId: string, text: string, seq: number): MessageRecord => {
-    try {
-      return JSON.parse(text) as MessageRecord;
-    } catch (error) {
-      throw new CorruptRecordError({ sessionId, seq, reason: 'invalid JSON' }, { cause: error });
-    }
-  };
+  // The same decoder the real stores use, so an undecodable row is reported the same way.
+  const decode = (sessionId: string, text: string, seq: number): MessageRecord =>
+    decodeStoredMessage(sessionId, seq, text);
 
   return {
     durable,
@@ -115,10 +121,10 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { headSeq: target.session.headSeq };
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, input) {
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
+      validateAcquireLeaseInput(sessionId, input);
+      const { holder, ttlMs, init } = input;
       const now = Date.now();
       const iso = new Date(now).toISOString();
       let stored = sessions.get(sessionId);
@@ -139,9 +145,10 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { epoch: stored.leaseEpoch, session: clone(stored.session) };
     },
 
-    async renewLease(sessionId, { holder, epoch, ttlMs }) {
+    async renewLease(sessionId, input) {
       assertOpen();
-      validateTtlMs(ttlMs);
+      validateRenewLeaseInput(sessionId, input);
+      const { holder, epoch, ttlMs } = input;
       const lease = sessions.get(sessionId)?.session.lease ?? null;
       if (!lease || lease.holder !== holder || lease.epoch !== epoch) {
         throw new LeaseLostError({ sessionId, holder, epoch });
@@ -150,8 +157,10 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { expiresAt: lease.expiresAt };
     },
 
-    async releaseLease(sessionId, { holder, epoch }) {
+    async releaseLease(sessionId, input) {
       assertOpen();
+      validateReleaseLeaseInput(sessionId, input);
+      const { holder, epoch } = input;
       const stored = sessions.get(sessionId);
       const lease = stored?.session.lease ?? null;
       if (!stored || !lease || lease.holder !== holder || lease.epoch !== epoch) return { released: false };
@@ -159,11 +168,10 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { released: true };
     },
 
-    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+    async listSessions(input) {
       assertOpen();
-      if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
-      }
+      validateListSessionsInput(input);
+      const { ownerId, tenantId, agentName, limit, cursor } = input;
       const matching = [...sessions.values()]
         .map((s) => s.session)
         .filter(
@@ -180,6 +188,7 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
 
     async deleteSession(sessionId) {
       assertOpen();
+      validateSessionId(sessionId);
       return { deleted: sessions.delete(sessionId) };
     },
 

@@ -30,6 +30,30 @@ export interface SessionRecord {
   updatedAt: string;
 }
 
+/**
+ * How a tool result came to be, recorded by `run()` on every tool message it writes:
+ * - `handler`: the handler ran and returned (or threw) on attempt `attempt` (1 = first
+ *   invocation, 2 = re-invoked after a crash; an earlier attempt may have run);
+ * - `reconciled`: an interrupted call's `reconcile` reported the effect happened;
+ * - `durability-error`: an interrupted call that could be neither reconciled nor re-invoked;
+ * - `rejected`: a human rejected the call; `cancelled`: the run was cancelled before it started;
+ * - `invalid-call`: unknown tool or input that failed the tool's schema, so it never ran.
+ * `attempt` is 0 when no handler ran for this result.
+ */
+export interface ResultOrigin {
+  via: 'handler' | 'reconciled' | 'durability-error' | 'rejected' | 'cancelled' | 'invalid-call';
+  attempt: number;
+}
+
+export const RESULT_ORIGINS: readonly ResultOrigin['via'][] = [
+  'handler',
+  'reconciled',
+  'durability-error',
+  'rejected',
+  'cancelled',
+  'invalid-call',
+];
+
 /** A message as the caller hands it to `append`; the store assigns `seq`. */
 export interface NewMessage {
   /** Client-generated, unique within its session. Resolving an unknown append outcome relies on it. */
@@ -41,6 +65,8 @@ export interface NewMessage {
   toolName?: string;
   /** Marks special messages, e.g. `tool-durability-error`, `tool-error`. */
   kind?: string;
+  /** On tool results written by `run()`: how the result was obtained. */
+  origin?: ResultOrigin;
   createdAt: string;
 }
 

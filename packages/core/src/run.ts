@@ -1,7 +1,7 @@
 import type { AgentDefinition } from './agent.ts';
 import {
   type ApprovalDecision,
-  approvalRequestMessage,
+  approvalRequestMessages,
   checkDecisions,
   decisionMessages,
   type PendingApproval,
@@ -16,13 +16,22 @@ import {
 import { keepLeaseAlive } from './lease-keeper.ts';
 import type { LlmAdapter, LlmMessage, LlmToolSpec, Usage } from './llm.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
+import { checkRunOptions } from './run-options.ts';
 import { foldSession, INTERNAL_KINDS } from './session-fold.ts';
-import { durableLedger, type MessageLedger, resultCommitter, statelessLedger } from './session-writer.ts';
-import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
+import {
+  commitAll,
+  durableLedger,
+  fitsOneAppend,
+  type MessageLedger,
+  maxResultBytes,
+  planAppends,
+  resultCommitter,
+  statelessLedger,
+} from './session-writer.ts';
+import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from './store.ts';
 import type { AnyTool } from './tool.ts';
 import { assignToolCallIds } from './tool-call-ids.ts';
 import { type CallScope, needsApproval, settleToolCall } from './tool-results.ts';
-import { validateSessionId } from './validation.ts';
 
 export interface RunOptions {
   /** A durable store plus a `sessionId` turns on durable mode. */
@@ -100,6 +109,29 @@ const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): N
   createdAt: new Date().toISOString(),
 });
 
+/**
+ * Write #1: the user's message, the assistant's calls and the approval requests, in one append
+ * when the limits allow. Split, the requests go before the assistant message: a crash between
+ * appends then leaves either requests for calls nobody made (inert) or calls whose approval is
+ * already recorded, never a call needing approval without its request.
+ */
+function firstWrite(
+  pending: NewMessage[],
+  assistant: NewMessage,
+  requests: NewMessage[],
+  limits: StoreLimits,
+): NewMessage[][] {
+  const all = [...pending, assistant, ...requests];
+  if (fitsOneAppend(all, limits)) return [all];
+  return [
+    ...planAppends(
+      [...pending, ...requests].map((m) => [m]),
+      limits,
+    ),
+    [assistant],
+  ];
+}
+
 /** Runs the calls in parallel; each result commits as soon as its handler settles. */
 async function settleAndCommit(
   conversation: Conversation,
@@ -128,7 +160,10 @@ async function settleOpenCalls(conversation: Conversation, decisions: Record<str
   const folded = foldSession(messages);
   const fresh = scope.sessionId !== null ? checkDecisions(scope.sessionId, folded, decisions) : {};
   if (folded.awaitingApproval.length) {
-    messages.push(...(await ledger.commit(decisionMessages(scope, folded.awaitingApproval, fresh))));
+    // A rejection and its result are one unit: split apart, a crash could leave a rejected call
+    // looking merely interrupted, and a safeToRetry tool would then run.
+    const units = decisionMessages(scope, folded.awaitingApproval, fresh);
+    messages.push(...(await commitAll(ledger, planAppends(units, ledger.limits))));
     const approved = folded.awaitingApproval.filter((call) => fresh[call.id]?.approve === true);
     if (approved.length) await settleAndCommit(conversation, approved, false);
   }
@@ -197,7 +232,11 @@ async function loop(
     });
     pendingUser = null;
     if (calls.length === 0) {
-      messages.push(...(await ledger.commit([...pending, assistant], { releaseLease: true })));
+      const appends = planAppends(
+        [...pending, assistant].map((m) => [m]),
+        ledger.limits,
+      );
+      messages.push(...(await commitAll(ledger, appends, { releaseLease: true })));
       return result('complete', response.text);
     }
     const waiting: ToolCall[] = [];
@@ -208,8 +247,8 @@ async function loop(
         reason: `tool ${waiting[0]!.name} needs approval, which only a durable session (store + sessionId) can wait for`,
       });
     }
-    const request = waiting.length ? [approvalRequestMessage(scope, waiting)] : [];
-    messages.push(...(await ledger.commit([...pending, assistant, ...request]))); // write #1
+    const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
+    messages.push(...(await commitAll(ledger, firstWrite(pending, assistant, requests, ledger.limits)))); // write #1
     const runNow = calls.filter((call) => !waiting.includes(call));
     if (runNow.length) await settleAndCommit(conversation, runNow, false); // write #2, per settled result
     if (waiting.length) return result('awaiting-approval', response.text, waiting);
@@ -254,7 +293,7 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
  */
 export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
   const { store, sessionId } = options;
-  if (sessionId !== undefined) validateSessionId(sessionId);
+  checkRunOptions(options, agent.name);
   if (sessionId !== undefined && !store) {
     throw new InvalidArgumentError({
       argument: 'store',
@@ -281,7 +320,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       signal: outer,
       tools,
       newId,
-      maxResultBytes: store?.limits.maxMessageBytes ?? Number.POSITIVE_INFINITY,
+      maxResultBytes: store ? maxResultBytes(store.limits) : Number.POSITIVE_INFINITY,
     };
     return loop(agent, options, { ledger: statelessLedger(), messages: [], scope, usage }, outer);
   }
@@ -337,6 +376,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       get headSeq() {
         return base.headSeq;
       },
+      limits: base.limits,
       async commit(batch, commitOptions) {
         // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
         leaseLost.signal.throwIfAborted();
@@ -352,7 +392,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       signal,
       tools,
       newId,
-      maxResultBytes: store.limits.maxMessageBytes,
+      maxResultBytes: maxResultBytes(store.limits),
     };
     const outcome = await loop(agent, options, { ledger, messages, scope, usage }, signal);
     if (!released) {

@@ -5,11 +5,14 @@ import {
   SeqConflictError,
 } from './errors.ts';
 import type { JsonValue, MessageRecord, NewMessage } from './records.ts';
-import type { AgentStore, LeaseToken, SessionInit } from './store.ts';
+import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from './store.ts';
+import { messageByteLength } from './validation.ts';
 
 /** Where the loop commits messages: the durable store, or memory for a stateless run. */
 export interface MessageLedger {
   readonly headSeq: number;
+  /** What one commit may carry; the loop splits its writes to fit. */
+  readonly limits: StoreLimits;
   /** Commits messages in one atomic append; resolves with them as stored. */
   commit(messages: NewMessage[], options?: { releaseLease?: boolean }): Promise<MessageRecord[]>;
 }
@@ -29,12 +32,73 @@ export const REREAD_RETRY_DELAYS_MS: readonly number[] = [
 const withSeqs = (messages: NewMessage[], expectedSeq: number): MessageRecord[] =>
   messages.map((message, i) => ({ ...message, seq: expectedSeq + i + 1 }));
 
+const UNLIMITED: StoreLimits = {
+  maxMessageBytes: Number.POSITIVE_INFINITY,
+  maxMessagesPerAppend: Number.POSITIVE_INFINITY,
+};
+
+/** The most one result message may weigh: the per-message limit, or the whole append's budget if smaller. */
+export const maxResultBytes = (limits: StoreLimits): number =>
+  Math.min(limits.maxMessageBytes, limits.maxAppendBytes ?? Number.POSITIVE_INFINITY);
+
+/** Whether `messages` fit one append under `limits`. */
+export function fitsOneAppend(messages: NewMessage[], limits: StoreLimits): boolean {
+  if (messages.length > limits.maxMessagesPerAppend) return false;
+  if (limits.maxAppendBytes === undefined) return true;
+  let bytes = 0;
+  for (const message of messages) bytes += messageByteLength(message);
+  return bytes <= limits.maxAppendBytes;
+}
+
+/**
+ * Packs `units` (groups of messages that must land in the same append, e.g. a rejection and its
+ * result) in order into as few appends as `limits` allow. A unit too big on its own gets an
+ * append of its own, which the store then refuses with a typed error before writing anything.
+ */
+export function planAppends(units: NewMessage[][], limits: StoreLimits): NewMessage[][] {
+  const appends: NewMessage[][] = [];
+  let current: NewMessage[] = [];
+  let bytes = 0;
+  const budget = limits.maxAppendBytes ?? Number.POSITIVE_INFINITY;
+  for (const unit of units) {
+    const unitBytes =
+      budget === Number.POSITIVE_INFINITY ? 0 : unit.reduce((n, m) => n + messageByteLength(m), 0);
+    if (
+      current.length &&
+      (current.length + unit.length > limits.maxMessagesPerAppend || bytes + unitBytes > budget)
+    ) {
+      appends.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(...unit);
+    bytes += unitBytes;
+  }
+  if (current.length) appends.push(current);
+  return appends;
+}
+
+/** Commits the appends one after another; only the last may release the lease. */
+export async function commitAll(
+  ledger: MessageLedger,
+  appends: NewMessage[][],
+  options: { releaseLease?: boolean } = {},
+): Promise<MessageRecord[]> {
+  const records: MessageRecord[] = [];
+  for (const [i, batch] of appends.entries()) {
+    const last = i === appends.length - 1;
+    records.push(...(await ledger.commit(batch, last && options.releaseLease ? { releaseLease: true } : {})));
+  }
+  return records;
+}
+
 export function statelessLedger(): MessageLedger {
   let headSeq = 0;
   return {
     get headSeq() {
       return headSeq;
     },
+    limits: UNLIMITED,
     async commit(messages) {
       const records = withSeqs(messages, headSeq);
       headSeq += messages.length;
@@ -95,6 +159,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
     get headSeq() {
       return headSeq;
     },
+    limits: store.limits,
     async commit(messages, { releaseLease = false } = {}) {
       const expectedSeq = headSeq;
       const input = {
@@ -130,31 +195,51 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
 }
 
 /**
- * Batches results that settle while an append is in flight into the next append, so each
- * result commits as soon as possible and appends stay strictly sequential.
+ * Commits each result as soon as it settles. Results that settle while an append is in flight
+ * (or in the same tick) wait for it and then go out together, split across as many appends as
+ * the store's limits require; appends stay strictly sequential. After a failed append every
+ * later result fails with the same error (the run stops; the next run resolves the open calls).
  */
 export function resultCommitter(ledger: MessageLedger) {
-  let tail: Promise<unknown> = Promise.resolve();
-  let open: { messages: NewMessage[]; done: Promise<MessageRecord[]> } | null = null;
-  let failure: unknown = null;
+  interface Waiting {
+    message: NewMessage;
+    resolve: (records: MessageRecord[]) => void;
+    reject: (error: unknown) => void;
+  }
+  let queue: Waiting[] = [];
+  let draining = false;
+  let failure: { error: unknown } | null = null;
+
+  async function drain(): Promise<void> {
+    while (queue.length) {
+      if (failure) {
+        for (const waiting of queue) waiting.reject(failure.error);
+        queue = [];
+        break;
+      }
+      const [batch] = planAppends(
+        queue.map((waiting) => [waiting.message]),
+        ledger.limits,
+      ) as [NewMessage[]];
+      const taken = queue.splice(0, batch.length);
+      try {
+        const records = await ledger.commit(batch);
+        for (const [i, waiting] of taken.entries()) waiting.resolve([records[i]!]);
+      } catch (error) {
+        failure = { error };
+        for (const waiting of taken) waiting.reject(error);
+      }
+    }
+    draining = false;
+  }
 
   return function commitSoon(message: NewMessage): Promise<MessageRecord[]> {
-    if (open) {
-      open.messages.push(message);
-      return open.done;
-    }
-    const messages = [message];
-    const done = tail.then(() => {
-      open = null;
-      if (failure !== null) throw failure;
-      return ledger.commit(messages).catch((error: unknown) => {
-        failure = error;
-        throw error;
-      });
+    return new Promise((resolve, reject) => {
+      queue.push({ message, resolve, reject });
+      if (draining) return;
+      draining = true;
+      // One microtask late, so results that settle in the same tick share the first append.
+      queueMicrotask(() => void drain());
     });
-    open = { messages, done };
-    // Sequencing only: every caller awaits `done` and sees its rejection.
-    tail = done.catch(() => undefined);
-    return done;
   };
 }

@@ -90,7 +90,14 @@ export interface DeleteIdleSessionsResult {
 export interface StoreLimits {
   /** Largest message accepted, measured by `messageByteLength`. */
   maxMessageBytes: number;
+  /** At least 2: `run()` commits a rejection's decision and its result together. */
   maxMessagesPerAppend: number;
+  /**
+   * Largest sum of `messageByteLength` over one append's messages, for backends whose atomic
+   * write has a byte budget (DynamoDB's 4 MB transaction). Absent: only `maxMessageBytes` and
+   * `maxMessagesPerAppend` bound an append. `run()` splits its commits to fit all three.
+   */
+  maxAppendBytes?: number;
 }
 
 /**

@@ -19,31 +19,28 @@ const RESULT_LABELS: Record<string, string> = {
   'tool-cancelled': 'cancelled',
 };
 
-/** Words for the `via` values of a result's stored `origin`; any other value is shown as is. */
+/** Words for each stored `origin.via` (see `ResultOrigin`); an unknown value is shown as is. */
 const ORIGIN_LABELS: Record<string, string> = {
-  invoke: 'first run',
-  invoked: 'first run',
-  'first-run': 'first run',
-  reinvoke: 're-invoked after a crash',
-  reinvoked: 're-invoked after a crash',
-  retry: 're-invoked after a crash',
-  reconcile: 'reconciled',
   reconciled: 'reconciled',
   'durability-error': 'durability error',
+  rejected: 'rejected by approval',
+  cancelled: 'cancelled',
+  'invalid-call': 'invalid call',
 };
 
 /**
- * How a result was obtained, from the `origin` a result message may carry (`{ via, attempt }`).
- * Read structurally: sessions written before results recorded it have none, and say so by
- * showing nothing.
+ * How a result was obtained, from its stored `origin`: the first run of its handler, a
+ * re-invocation after a crash (with its attempt), reconciled, a durability error… Sessions written
+ * before results recorded it have none: then nothing is shown.
  */
 export function describeOrigin(result: MessageRecord): string | null {
-  const origin = (result as { origin?: unknown }).origin;
-  if (typeof origin !== 'object' || origin === null) return null;
-  const { via, attempt } = origin as { via?: unknown; attempt?: unknown };
-  if (typeof via !== 'string') return null;
-  const label = ORIGIN_LABELS[via] ?? via;
-  return typeof attempt === 'number' && attempt > 1 ? `${label}, attempt ${attempt}` : label;
+  const origin = result.origin as { via?: unknown; attempt?: unknown } | undefined;
+  if (typeof origin !== 'object' || origin === null || typeof origin.via !== 'string') return null;
+  const attempt = typeof origin.attempt === 'number' ? origin.attempt : 1;
+  if (origin.via === 'handler')
+    return attempt > 1 ? `re-invoked after a crash, attempt ${attempt}` : 'first run';
+  const label = ORIGIN_LABELS[origin.via] ?? origin.via;
+  return attempt > 1 ? `${label}, attempt ${attempt}` : label;
 }
 
 function describeResult(result: MessageRecord | null): string {

@@ -1,6 +1,7 @@
 import { isAgentStoreError, ToolDurabilityError } from './errors.ts';
 import { idempotencyKeyFor } from './idempotency.ts';
-import type { NewMessage, ToolCall } from './records.ts';
+import { assertPlainJson } from './json-boundary.ts';
+import type { NewMessage, ResultOrigin, ToolCall } from './records.ts';
 import { type AnyTool, type ToolContext, validateWithSchema } from './tool.ts';
 import { messageByteLength } from './validation.ts';
 
@@ -12,30 +13,77 @@ export interface CallScope {
   signal: AbortSignal;
   tools: Record<string, AnyTool>;
   newId: () => string;
-  /** The store's `maxMessageBytes`: a larger result is replaced by an error rather than failing the step. */
+  /**
+   * The most one result may weigh (the store's `maxMessageBytes`, or its per-append budget if
+   * smaller): a larger result is replaced by an error rather than failing the step.
+   */
   maxResultBytes: number;
-}
-
-export function resultMessage(scope: CallScope, call: ToolCall, content: unknown, kind?: string): NewMessage {
-  const message: NewMessage = {
-    id: scope.newId(),
-    role: 'tool',
-    content: JSON.stringify(content ?? null),
-    toolCallId: call.id,
-    toolName: call.name,
-    ...(kind ? { kind } : {}),
-    createdAt: new Date().toISOString(),
-  };
-  const size = messageByteLength(message);
-  if (size <= scope.maxResultBytes) return message;
-  // One oversized output must not sink the results of its neighbours, nor wedge the session.
-  const error = `The output of tool ${call.name} is ${size} bytes, over the store's limit of ${scope.maxResultBytes}; it was not stored`;
-  return { ...message, content: JSON.stringify({ error }), kind: 'tool-output-error' };
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+const ran = (origin: ResultOrigin) => origin.via === 'handler' || origin.via === 'reconciled';
+
+/**
+ * The tool message for `call`. Its content is `output` as JSON when `output` is plain JSON (the
+ * store boundary's rule) and fits the store; otherwise a `tool-output-error` that says why, so an
+ * effect that happened is always recorded as settled, never left open or failing the run.
+ */
+export function resultMessage(
+  scope: CallScope,
+  call: ToolCall,
+  output: unknown,
+  origin: ResultOrigin,
+  kind?: string,
+): NewMessage {
+  const message = (content: string, resultKind: string | undefined): NewMessage => ({
+    id: scope.newId(),
+    role: 'tool',
+    content,
+    toolCallId: call.id,
+    toolName: call.name,
+    ...(resultKind ? { kind: resultKind } : {}),
+    origin,
+    createdAt: new Date().toISOString(),
+  });
+  const unstored = (why: string) => {
+    const what = ran(origin) ? `Tool ${call.name} ran, but its output` : `The result of tool ${call.name}`;
+    return message(JSON.stringify({ error: `${what} ${why}; it was not stored` }), 'tool-output-error');
+  };
+  const value = output === undefined ? null : output;
+  try {
+    assertPlainJson(value, 'output');
+  } catch (error) {
+    return unstored(`cannot be stored as JSON (${errorText(error)})`);
+  }
+  const result = message(JSON.stringify(value), kind);
+  const size = messageByteLength(result);
+  if (size <= scope.maxResultBytes) return result;
+  // One oversized output must not sink the results of its neighbours, nor wedge the session.
+  return unstored(`is ${size} bytes, over the store's limit of ${scope.maxResultBytes}`);
+}
+
+/** Checks an output that exists (returned by the handler or found by `reconcile`) and records it. */
+async function outputMessage(
+  scope: CallScope,
+  tool: AnyTool,
+  call: ToolCall,
+  output: unknown,
+  origin: ResultOrigin,
+) {
+  try {
+    const checked = tool.output
+      ? await validateWithSchema(tool.output, output, `Output of tool ${call.name}`)
+      : output;
+    return resultMessage(scope, call, checked, origin);
+  } catch (error) {
+    const kind = isAgentStoreError(error, 'SCHEMA_VALIDATION') ? 'tool-output-error' : 'tool-error';
+    return resultMessage(scope, call, { error: errorText(error) }, origin, kind);
+  }
+}
+
 async function runHandler(scope: CallScope, tool: AnyTool, call: ToolCall, input: unknown, ctx: ToolContext) {
+  const origin: ResultOrigin = { via: 'handler', attempt: ctx.attempt };
   let output: unknown;
   try {
     output = await tool.handler(input, ctx);
@@ -43,16 +91,10 @@ async function runHandler(scope: CallScope, tool: AnyTool, call: ToolCall, input
     // Aborted mid-handler: whether it took effect is unknown, so record nothing; the next run
     // resolves the call like any interrupted one.
     if (scope.signal.aborted) throw scope.signal.reason ?? error;
-    return resultMessage(scope, call, { error: errorText(error) }, 'tool-error');
+    return resultMessage(scope, call, { error: errorText(error) }, origin, 'tool-error');
   }
   // A handler that finished is committed even if the run was cancelled meanwhile: its effect happened.
-  try {
-    if (tool.output) output = await validateWithSchema(tool.output, output, `Output of tool ${call.name}`);
-    return resultMessage(scope, call, output);
-  } catch (error) {
-    const kind = isAgentStoreError(error, 'SCHEMA_VALIDATION') ? 'tool-output-error' : 'tool-error';
-    return resultMessage(scope, call, { error: errorText(error) }, kind);
-  }
+  return outputMessage(scope, tool, call, output, origin);
 }
 
 async function toolContext(scope: CallScope, call: ToolCall, attempt: number): Promise<ToolContext> {
@@ -77,6 +119,8 @@ export async function needsApproval(scope: CallScope, call: ToolCall): Promise<b
   return (await tool.needsApproval(parsed.value, await toolContext(scope, call, 1))) === true;
 }
 
+const NEVER_RAN: ResultOrigin = { via: 'invalid-call', attempt: 0 };
+
 function durabilityError(scope: CallScope, call: ToolCall): NewMessage {
   const durability = new ToolDurabilityError({
     sessionId: scope.sessionId ?? '',
@@ -89,7 +133,13 @@ function durabilityError(scope: CallScope, call: ToolCall): NewMessage {
     toolName: call.name,
     toolCallId: call.id,
   };
-  return resultMessage(scope, call, { error: durability.name, ...facts }, 'tool-durability-error');
+  return resultMessage(
+    scope,
+    call,
+    { error: durability.name, ...facts },
+    { via: 'durability-error', attempt: 0 },
+    'tool-durability-error',
+  );
 }
 
 /**
@@ -106,14 +156,20 @@ export async function settleToolCall(
   // crash and resume) may still have run: say so, never "it did not run".
   if (!tool) {
     if (resumed) return durabilityError(scope, call);
-    return resultMessage(scope, call, { error: `Unknown tool ${JSON.stringify(call.name)}` }, 'tool-error');
+    return resultMessage(
+      scope,
+      call,
+      { error: `Unknown tool ${JSON.stringify(call.name)}` },
+      NEVER_RAN,
+      'tool-error',
+    );
   }
   let input: unknown;
   try {
     input = await validateWithSchema(tool.input, call.input, `Input of tool ${call.name}`);
   } catch (error) {
     if (resumed) return durabilityError(scope, call);
-    return resultMessage(scope, call, { error: errorText(error) }, 'tool-input-error');
+    return resultMessage(scope, call, { error: errorText(error) }, NEVER_RAN, 'tool-input-error');
   }
   if (scope.signal.aborted) {
     // Cancelled before this call started. A fresh call provably did not run; say so. An
@@ -123,14 +179,22 @@ export async function settleToolCall(
       scope,
       call,
       { error: 'The run was cancelled before this tool started; it did not run' },
+      { via: 'cancelled', attempt: 0 },
       'tool-cancelled',
     );
   }
   const ctx = await toolContext(scope, call, resumed ? 2 : 1);
   if (!resumed) return runHandler(scope, tool, call, input, ctx);
   if (tool.reconcile) {
-    const found = await tool.reconcile(input, ctx);
-    if (found.happened) return resultMessage(scope, call, found.output);
+    // A throw leaves the call open for the next run to ask again: nothing ran here.
+    const found: unknown = await tool.reconcile(input, ctx);
+    const happened = (found as { happened?: unknown } | null)?.happened;
+    // A malformed answer cannot tell whether the effect happened: say exactly that.
+    if (typeof happened !== 'boolean') return durabilityError(scope, call);
+    if (happened) {
+      const output = (found as { output?: unknown }).output;
+      return outputMessage(scope, tool, call, output, { via: 'reconciled', attempt: ctx.attempt });
+    }
     return runHandler(scope, tool, call, input, ctx);
   }
   if (tool.safeToRetry === true) return runHandler(scope, tool, call, input, ctx);

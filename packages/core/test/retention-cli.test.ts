@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runRetention } from '../src/cli/retention.ts';
-import { createInMemoryStore } from '../src/index.ts';
+import { durableMemoryStore } from '../src/testing/index.ts';
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL('../src/cli/agentstore.ts', import.meta.url));
@@ -11,7 +11,7 @@ const fixture = fileURLToPath(new URL('./fixtures/retention-store.ts', import.me
 const future = () => new Date(Date.now() + 3_600_000).toISOString();
 
 async function seeded(count: number) {
-  const store = createInMemoryStore(true);
+  const store = durableMemoryStore();
   const init = { agentName: 'a', ownerId: null, tenantId: null, state: null };
   for (let i = 0; i < count; i++) {
     const message = { id: `m${i}`, role: 'user' as const, content: 'x', createdAt: new Date().toISOString() };

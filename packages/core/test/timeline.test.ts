@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { loadSessionAt, renderTimeline, run } from '../src/index.ts';
+import { loadSessionAt, type ResultOrigin, renderTimeline, run } from '../src/index.ts';
 import { crashAfterToolResults, durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 import { resumeUntilComplete, sideEffectLedger, triageAgent } from './fixtures.ts';
 
@@ -55,17 +55,22 @@ async function oneCallSession(sessionId: string) {
 it('shows how each result was obtained when the result records its origin', async () => {
   const store = await oneCallSession('o-1');
   const loaded = (await store.load('o-1'))!;
-  const withOrigin = (via: string, attempt: number) => ({
+  const withOrigin = (via: ResultOrigin['via'], attempt: number) => ({
     ...loaded,
     messages: loaded.messages.map((m) => (m.role === 'tool' ? { ...m, origin: { via, attempt } } : m)),
   });
   const callLine = (text: string) => text.split('\n').find((l) => l.includes('postSlack('))!;
-  expect(callLine(renderTimeline(loaded))).toMatch(/→ #\d ok \{/);
-  expect(callLine(renderTimeline(withOrigin('reinvoke', 2)))).toMatch(
+  // What run() stored: the handler's first run.
+  expect(callLine(renderTimeline(loaded))).toMatch(/→ #\d ok \(first run\) \{/);
+  const stripped = { ...loaded, messages: loaded.messages.map(({ origin: _, ...m }) => m) };
+  expect(callLine(renderTimeline(stripped))).toMatch(/→ #\d ok \{/); // written before origins
+  expect(callLine(renderTimeline(withOrigin('handler', 2)))).toMatch(
     /→ #\d ok \(re-invoked after a crash, attempt 2\) \{/,
   );
-  expect(callLine(renderTimeline(withOrigin('reconcile', 1)))).toMatch(/→ #\d ok \(reconciled\) \{/);
-  expect(callLine(renderTimeline(withOrigin('some-new-way', 1)))).toMatch(/→ #\d ok \(some-new-way\) \{/);
+  expect(callLine(renderTimeline(withOrigin('reconciled', 1)))).toMatch(/→ #\d ok \(reconciled\) \{/);
+  expect(callLine(renderTimeline(withOrigin('durability-error', 1)))).toMatch(
+    /→ #\d ok \(durability error\) \{/,
+  );
 });
 
 it('--at shows the session as of that seq: its time, and says the lease is not known', async () => {

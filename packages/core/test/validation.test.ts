@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError, PayloadTooLargeError } from '../src/index.ts';
 import {
-  InvalidArgumentError,
   messageByteLength,
-  PayloadTooLargeError,
   utf8ByteLength,
   utf8ByteLengthPortable,
   validateAppendInput,
   validateSessionId,
-} from '../src/index.ts';
+} from '../src/store/index.ts';
 
 const limits = { maxMessageBytes: 200, maxMessagesPerAppend: 2 };
 const message = (id: string, content = '') => ({
@@ -37,7 +36,7 @@ describe('validation', () => {
       [{ expectedSeq: 0, messages: [message('')], lease: null }, 'messages[0].id'],
       [{ expectedSeq: 0, messages: [message('a'), message('a')], lease: null }, 'messages[1].id'],
       [{ expectedSeq: 0, messages: [{ ...message('a'), content: 7 }], lease: null }, 'messages[0].content'],
-      [{ expectedSeq: 0, messages: [message('a')], lease: { holder: 1 } }, 'lease'],
+      [{ expectedSeq: 0, messages: [message('a')], lease: { holder: 1 } }, 'lease.holder'],
     ];
     for (const [input, argument] of cases) {
       expect(() => validateAppendInput('s', input as never, limits)).toThrow(

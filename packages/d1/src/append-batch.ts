@@ -1,8 +1,13 @@
-import { type AppendInput, LeaseLostError, SeqConflictError, utf8ByteLength } from '@agentstore/core';
-import { SQLITE_MESSAGE_COLUMNS, sqliteLeaseFree, sqliteLeaseHeld } from '@agentstore/core/store';
+import { type AppendInput, LeaseLostError, SeqConflictError } from '@agentstore/core';
+import {
+  SQLITE_MESSAGE_COLUMNS,
+  sqliteLeaseFree,
+  sqliteLeaseHeld,
+  type SqliteTableNames as TableNames,
+  utf8ByteLength,
+} from '@agentstore/core/store';
 import type { D1DatabaseLike, D1StatementLike } from './d1-binding.ts';
 import { D1_PLATFORM_LIMITS } from './limits.ts';
-import type { TableNames } from './schema.ts';
 
 /**
  * D1's `batch()` is one transaction but cannot abort on a condition; a statement that raises an

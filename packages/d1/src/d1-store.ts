@@ -1,37 +1,42 @@
 import {
   type AgentStore,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
-  mapStoreErrors,
-  ownerMatches,
-  retryAfterMs,
   SchemaMissingError,
   SessionAccessDeniedError,
   SessionBusyError,
   UnexpectedReplyError,
-  validateAppendInput,
-  validateLoadOptions,
-  validateRetentionInput,
-  validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
 import {
+  decodeRetentionCursor,
   decodeSqliteMessage,
   decodeSqliteSession,
+  encodeRetentionCursor,
+  expiryIso,
+  mapStoreErrors,
+  ownerMatches,
+  retryAfterMs,
   SQLITE_SESSION_COLUMNS,
   type SqliteMessageRow,
   type SqliteSessionRow,
+  type SqliteTableNames,
   sqliteLeaseFree,
   sqliteSelectMessagesSql,
   sqliteSelectSessionSql,
+  sqliteTableNames,
+  validateAcquireLeaseInput,
+  validateAppendInput,
+  validateListSessionsInput,
+  validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
+  validateRetentionInput,
+  validateSessionId,
 } from '@agentstore/core/store';
 import { appendFailure, appendStatements } from './append-batch.ts';
 import type { D1DatabaseLike } from './d1-binding.ts';
 import { D1_STORE_LIMITS } from './limits.ts';
-import { migrateSchema, type TableNames, tableNames } from './schema.ts';
+import { migrateSchema } from './schema.ts';
 import { withStatementCache } from './statement-cache.ts';
 
 export interface D1StoreConnection {
@@ -48,7 +53,7 @@ export interface D1AgentStore extends AgentStore {
   /** Creates the tables when missing; idempotent. Run it once at deploy time or on first use. */
   migrate(): Promise<{ version: number }>;
   /** The table names this store uses. */
-  readonly tables: Readonly<TableNames>;
+  readonly tables: Readonly<SqliteTableNames>;
 }
 
 /**
@@ -62,7 +67,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     throw new InvalidArgumentError({ argument: 'binding', reason: 'must be a D1 database binding (env.DB)' });
   }
   const db = withStatementCache(binding);
-  const t = tableNames(options.tablePrefix);
+  const t = sqliteTableNames(options.tablePrefix);
   const limits = { ...D1_STORE_LIMITS };
   let closed = false;
 
@@ -114,9 +119,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       const now = Date.now();
       const nowIso = new Date(now).toISOString();
       // The grant happens only for the same owner and tenant and a lease that is free, expired or
@@ -166,8 +170,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateTtlMs(ttlMs);
       const expiresAt = expiryIso(Date.now(), ttlMs);
       const { results } = await db
         .prepare(
@@ -181,6 +185,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
       const { results } = await db
         .prepare(
@@ -193,6 +198,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       assertOpen();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
@@ -220,6 +226,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       assertOpen();
       const [, deleted] = await db.batch([
         db.prepare(`DELETE FROM ${t.messages} WHERE session_id = ?1`).bind(sessionId),

@@ -1,7 +1,8 @@
+import { sqliteTableNames as tableNames } from '@agentstore/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardSql } from '../src/append-batch.ts';
 import type { D1DatabaseLike } from '../src/index.ts';
-import { migrateSchema, tableNames } from '../src/schema.ts';
+import { migrateSchema } from '../src/schema.ts';
 import { launchTestD1 } from './launch.ts';
 
 /**

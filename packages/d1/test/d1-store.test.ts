@@ -3,13 +3,13 @@ import {
   InvalidArgumentError,
   isAgentStoreError,
   LeaseLostError,
-  messageByteLength,
   PayloadTooLargeError,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionInit,
 } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkBodies } from '../src/append-batch.ts';
 import {

@@ -1,10 +1,5 @@
-import {
-  type AppendInput,
-  LeaseLostError,
-  SeqConflictError,
-  type StoreLimits,
-  validateAppendInput,
-} from '@agentstore/core';
+import { type AppendInput, LeaseLostError, SeqConflictError, type StoreLimits } from '@agentstore/core';
+import { validateAppendInput } from '@agentstore/core/store';
 import { type CancellationReason, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { appendToken, buildAppendTransaction, messagePuts } from './append-transaction.ts';
 import { backoff, errorName, type StoreContext } from './context.ts';

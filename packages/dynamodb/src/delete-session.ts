@@ -1,4 +1,4 @@
-import { validateSessionId } from '@agentstore/core';
+import { validateSessionId } from '@agentstore/core/store';
 import { BatchWriteItemCommand, DeleteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { A } from './attributes.ts';
 import { backoff, type StoreContext, UNPROCESSED_ATTEMPTS } from './context.ts';

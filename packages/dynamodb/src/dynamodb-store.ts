@@ -1,10 +1,5 @@
-import {
-  type AgentStore,
-  InvalidArgumentError,
-  mapStoreErrors,
-  SchemaMissingError,
-  validateRetentionInput,
-} from '@agentstore/core';
+import { type AgentStore, InvalidArgumentError, SchemaMissingError } from '@agentstore/core';
+import { mapStoreErrors, validateRetentionInput } from '@agentstore/core/store';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
 import { errorName, type StoreContext } from './context.ts';

@@ -1,18 +1,21 @@
 import {
   type AcquireLeaseInput,
-  expiryIso,
   InvalidArgumentError,
-  isLeaseLive,
   LeaseLostError,
   type LeaseToken,
-  ownerMatches,
-  retryAfterMs,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionRecord,
-  validateSessionId,
-  validateTtlMs,
 } from '@agentstore/core';
+import {
+  expiryIso,
+  isLeaseLive,
+  ownerMatches,
+  retryAfterMs,
+  validateAcquireLeaseInput,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
+} from '@agentstore/core/store';
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { checkFieldSize, stateJson } from './append-transaction.ts';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';
@@ -54,8 +57,7 @@ export async function acquireLease(
   sessionId: string,
   { holder, ttlMs, init }: AcquireLeaseInput,
 ): Promise<{ epoch: number; session: SessionRecord }> {
-  validateSessionId(sessionId);
-  validateTtlMs(ttlMs);
+  validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
   validateHolder(holder);
   if (typeof init !== 'object' || init === null) {
     throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
@@ -132,8 +134,7 @@ export async function renewLease(
   sessionId: string,
   { holder, epoch, ttlMs }: LeaseToken & { ttlMs: number },
 ): Promise<{ expiresAt: string }> {
-  validateSessionId(sessionId);
-  validateTtlMs(ttlMs);
+  validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
   if (!isToken(holder, epoch)) throw new LeaseLostError({ sessionId, holder, epoch });
   const nowMs = Date.now();
   const expiresAt = expiryIso(nowMs, ttlMs);
@@ -182,7 +183,7 @@ export async function releaseLease(
   sessionId: string,
   { holder, epoch }: LeaseToken,
 ): Promise<{ released: boolean }> {
-  validateSessionId(sessionId);
+  validateReleaseLeaseInput(sessionId, { holder, epoch });
   if (!isToken(holder, epoch)) return { released: false };
   const released = await updateHeldLease(
     context,

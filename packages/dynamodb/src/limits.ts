@@ -23,12 +23,27 @@ export const MAX_STATE_BYTES = 300 * 1024;
 export const MAX_SESSION_FIELD_BYTES = 16 * 1024;
 
 /**
- * 1 MiB per message (3 pieces), so three messages of the maximum size still fit one transaction
- * next to the session item. 99 messages per append: 100 transaction items minus the session item.
- * An append whose messages need more than 99 items or ~3.5 MB in all (large messages, pieces
- * included) fails with PayloadTooLargeError before any call; see the README.
+ * Sum of the messages' JSON bytes one append may carry. A transaction holds at most 4,000,000
+ * bytes: 409,600 are reserved for the session item, and every item adds at most ~1,100 bytes of
+ * key and attribute overhead (a 1,024-byte session id included), 99 items at most, so
+ * 4,000,000 − 409,600 − 99 × 1,126 ≈ 3,479,000 bytes of JSON always fit; 3,400,000 leaves margin.
+ */
+export const MAX_APPEND_JSON_BYTES = 3_400_000;
+
+/**
+ * Messages per append such that any append within both declared limits needs at most 99 items
+ * next to the session item: a message over one piece (380 KiB) takes one extra item per further
+ * piece, and 3,400,000 bytes hold at most 8 such extra pieces, so 91 messages + 8 = 99 items.
+ */
+const MAX_MESSAGES_PER_APPEND = MAX_TRANSACTION_ITEMS - 1 - Math.floor(MAX_APPEND_JSON_BYTES / PIECE_BYTES);
+
+/**
+ * 1 MiB per message (3 pieces); 91 messages and 3,400,000 bytes of message JSON per append. Every
+ * append within these limits fits one transaction (checked again before each call); `run()`
+ * splits its commits to fit them, so a wide fan-out of large results never hits the 4 MB limit.
  */
 export const DYNAMODB_LIMITS: StoreLimits = {
   maxMessageBytes: 1024 * 1024,
-  maxMessagesPerAppend: MAX_TRANSACTION_ITEMS - 1,
+  maxMessagesPerAppend: MAX_MESSAGES_PER_APPEND,
+  maxAppendBytes: MAX_APPEND_JSON_BYTES,
 };

@@ -4,6 +4,7 @@ import {
   type ListSessionsResult,
   type SessionRecord,
 } from '@agentstore/core';
+import { validateListSessionsInput } from '@agentstore/core/store';
 import { type AttributeValue, BatchGetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { A, namesIn } from './attributes.ts';
 import { backoff, type StoreContext, UNPROCESSED_ATTEMPTS } from './context.ts';
@@ -52,6 +53,7 @@ export async function listSessions(
   context: StoreContext,
   { ownerId, tenantId, agentName, limit, cursor }: ListSessionsInput,
 ): Promise<ListSessionsResult> {
+  validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
   }

@@ -1,11 +1,5 @@
-import {
-  CorruptRecordError,
-  type LoadOptions,
-  type LoadResult,
-  type MessageRecord,
-  validateLoadOptions,
-  validateSessionId,
-} from '@agentstore/core';
+import { CorruptRecordError, type LoadOptions, type LoadResult, type MessageRecord } from '@agentstore/core';
+import { validateLoadOptions, validateSessionId } from '@agentstore/core/store';
 import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { A } from './attributes.ts';
 import type { StoreContext } from './context.ts';

@@ -1,9 +1,5 @@
-import {
-  CorruptRecordError,
-  decodeStoredMessage,
-  type MessageRecord,
-  type NewMessage,
-} from '@agentstore/core';
+import { CorruptRecordError, type MessageRecord, type NewMessage } from '@agentstore/core';
+import { decodeStoredMessage } from '@agentstore/core/store';
 import { A } from './attributes.ts';
 import { chunkSk, messageSk, parseSk } from './keys.ts';
 import { PIECE_BYTES } from './limits.ts';

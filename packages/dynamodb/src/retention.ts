@@ -1,4 +1,5 @@
-import { type DeleteIdleSessionsResult, InvalidArgumentError, type RetentionRequest } from '@agentstore/core';
+import { type DeleteIdleSessionsResult, InvalidArgumentError } from '@agentstore/core';
+import type { RetentionRequest } from '@agentstore/core/store';
 import {
   type AttributeValue,
   DeleteItemCommand,

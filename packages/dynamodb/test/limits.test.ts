@@ -1,9 +1,5 @@
-import {
-  type AgentStore,
-  CorruptRecordError,
-  messageByteLength,
-  PayloadTooLargeError,
-} from '@agentstore/core';
+import { type AgentStore, CorruptRecordError, PayloadTooLargeError } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DYNAMODB_LIMITS, dynamodbStore } from '../src/index.ts';
@@ -24,8 +20,12 @@ afterAll(async () => {
   client.destroy();
 });
 
-it('declares its limits: 1 MiB per message, 99 messages per append', () => {
-  expect(store.limits).toEqual({ maxMessageBytes: 1024 * 1024, maxMessagesPerAppend: 99 });
+it('declares its limits: 1 MiB per message, 91 messages and 3,400,000 bytes per append', () => {
+  expect(store.limits).toEqual({
+    maxMessageBytes: 1024 * 1024,
+    maxMessagesPerAppend: 91,
+    maxAppendBytes: 3_400_000,
+  });
   expect(DYNAMODB_LIMITS).toEqual(store.limits);
 });
 
@@ -69,13 +69,13 @@ it('splits a 1 MiB message into items under 400 KB and reassembles it, multibyte
   expect(error).toMatchObject({ sessionId: id, seq: 2 });
 });
 
-it('commits 99 messages in one transaction and refuses 100 or 101 before any call', async () => {
+it('commits 91 messages in one transaction and refuses 92 or 100 before any call', async () => {
   const id = sessionId();
-  const many = Array.from({ length: 99 }, (_, i) => message(`m${i}`));
-  expect(await store.append(id, { expectedSeq: 0, messages: many, lease: null })).toEqual({ headSeq: 99 });
+  const many = Array.from({ length: 91 }, (_, i) => message(`m${i}`));
+  expect(await store.append(id, { expectedSeq: 0, messages: many, lease: null })).toEqual({ headSeq: 91 });
   expect((await store.load(id))?.messages).toEqual(withSeq(many));
 
-  for (const count of [100, 101]) {
+  for (const count of [92, 100]) {
     const other = sessionId();
     const error = await store
       .append(other, {
@@ -85,29 +85,20 @@ it('commits 99 messages in one transaction and refuses 100 or 101 before any cal
       })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PayloadTooLargeError);
-    expect(error).toMatchObject({ subject: 'append', size: count, limit: 99 });
+    expect(error).toMatchObject({ subject: 'append', size: count, limit: 91 });
     expect(await rawItems(client, table.tableName, other)).toEqual([]);
   }
 });
 
-it('refuses appends whose pieces exceed 100 items or the 4 MB transaction, writing nothing', async () => {
+it('refuses appends over the declared byte budget, writing nothing', async () => {
   const id = sessionId();
-  // 97 small messages + one 1 MiB message (3 items) + the session item = 101 items.
-  const tooManyItems = [...Array.from({ length: 97 }, () => message()), messageOfBytes(1024 * 1024)];
-  const byItems = await store
-    .append(id, { expectedSeq: 0, messages: tooManyItems, lease: null })
-    .catch((e: unknown) => e);
-  expect(byItems).toBeInstanceOf(PayloadTooLargeError);
-  expect(byItems).toMatchObject({ subject: 'append', size: 101, limit: 100 });
-  expect((byItems as Error).message).toMatch(/101 items/);
-
-  // Four 1 MiB messages are fine one by one but over 4 MB together.
+  // Four 1 MiB messages are fine one by one but over the append's byte budget together.
   const big = Array.from({ length: 4 }, () => messageOfBytes(1024 * 1024));
   const byBytes = await store
     .append(id, { expectedSeq: 0, messages: big, lease: null })
     .catch((e: unknown) => e);
   expect(byBytes).toBeInstanceOf(PayloadTooLargeError);
-  expect(byBytes).toMatchObject({ subject: 'append', limit: 4_000_000 });
+  expect(byBytes).toMatchObject({ subject: 'append', size: 4 * 1024 * 1024, limit: 3_400_000 });
   expect(await rawItems(client, table.tableName, id)).toEqual([]);
 
   // Over the message limit by one byte: refused before any call too.

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { runCleanTorture, type TortureOptions } from '@agentstore/conformance/torture';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 
 // agentstore-torture on this package's published target module: real worker processes, real
 // SIGKILLs, a real server, a few trials with a fixed seed. The long runs behind

@@ -1,27 +1,33 @@
 import {
   type AgentStore,
-  appendLeaseMatches,
   CorruptRecordError,
-  canAcquireLease,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
-  mapStoreErrors,
-  ownerMatches,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type StoreLimits,
+  UnexpectedReplyError,
+} from '@agentstore/core';
+import {
+  appendLeaseMatches,
+  canAcquireLease,
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  expiryIso,
+  mapStoreErrors,
+  ownerMatches,
+  retryAfterMs,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { translatePgError } from './errors.ts';
 import { type MigrateResult, runMigrations } from './migrate.ts';
@@ -217,7 +223,15 @@ export function postgresStore(
         );
       }
       const { rows } = await query<AppendRow>(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
-      const row = rows[0]!;
+      const row = rows[0];
+      // The statement always returns one row; anything else is a reply we do not understand.
+      if (!row)
+        throw new UnexpectedReplyError({
+          store: '@agentstore/postgres',
+          operation: 'append',
+          reply: rows,
+          sessionId,
+        });
       if (row.head_seq !== null) return { headSeq: Number(row.head_seq) };
 
       // Refused: nothing was written. Explain it from the row the statement saw.
@@ -242,9 +256,8 @@ export function postgresStore(
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       if (typeof holder !== 'string' || holder.length === 0) {
         throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a non-empty string' });
       }
@@ -270,7 +283,15 @@ export function postgresStore(
           expiryIso(now, ttlMs),
           iso,
         ]);
-        const row = rows[0]!;
+        const row = rows[0];
+        if (!row) {
+          throw new UnexpectedReplyError({
+            store: '@agentstore/postgres',
+            operation: 'acquireLease',
+            reply: rows,
+            sessionId,
+          });
+        }
         if (row.id !== null) {
           const session = decodeSession(row as SessionRow);
           return { epoch: Number(row.lease_epoch), session };
@@ -290,9 +311,8 @@ export function postgresStore(
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       // A holder that cannot be stored cannot hold the lease either.
       if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
         throw new LeaseLostError({ sessionId, holder: typeof holder === 'string' ? holder : null, epoch });
@@ -308,8 +328,8 @@ export function postgresStore(
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
-      validateSessionId(sessionId);
       if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
         return { released: false };
       }
@@ -318,6 +338,7 @@ export function postgresStore(
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       assertOpen();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });

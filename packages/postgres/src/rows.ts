@@ -1,10 +1,5 @@
-import {
-  decodeSessionColumns,
-  decodeStoredMessage,
-  type Lease,
-  type MessageRecord,
-  type SessionColumns,
-} from '@agentstore/core';
+import type { Lease, MessageRecord } from '@agentstore/core';
+import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from '@agentstore/core/store';
 
 /** `bigint` columns arrive as strings from pg; they are converted with Number (seqs stay far below 2^53). */
 type Int8 = string | number;

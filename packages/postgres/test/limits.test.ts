@@ -1,4 +1,5 @@
-import { messageByteLength, PayloadTooLargeError } from '@agentstore/core';
+import { PayloadTooLargeError } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_LIMITS } from '../src/index.ts';
 import { init, message, uniqueId, usePostgres } from './harness.ts';

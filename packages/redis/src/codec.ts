@@ -1,10 +1,5 @@
-import {
-  CorruptRecordError,
-  decodeStoredMessage,
-  type JsonValue,
-  type MessageRecord,
-  type SessionRecord,
-} from '@agentstore/core';
+import { CorruptRecordError, type JsonValue, type MessageRecord, type SessionRecord } from '@agentstore/core';
+import { decodeStoredMessage } from '@agentstore/core/store';
 
 /** HGETALL as a flat [field, value, …] array (what a Lua script returns) → field map. */
 export function fieldsOf(flat: unknown): Map<string, string> {

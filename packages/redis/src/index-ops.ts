@@ -3,10 +3,10 @@ import {
   InvalidArgumentError,
   type ListSessionsInput,
   type ListSessionsResult,
-  type RetentionRequest,
   type SessionInit,
   type SessionRecord,
 } from '@agentstore/core';
+import type { RetentionRequest } from '@agentstore/core/store';
 import type { Cluster, Redis } from 'ioredis';
 import { INDEX_BUCKETS, type IndexKeys, type IndexKind } from './indexes.ts';
 import { indexMember, type KeySpace, sessionIdFromMember } from './keys.ts';

@@ -13,12 +13,18 @@ import {
   StoreConfigurationError,
   type StoreLimits,
   UnexpectedReplyError,
+} from '@agentstore/core';
+import {
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
   validateTtlMs,
-} from '@agentstore/core';
+} from '@agentstore/core/store';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
 import {
@@ -311,6 +317,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
       // No run starts on a server whose persistence was never checked or fell short; a node that
       // could not be reached last time is asked again first.
@@ -318,8 +325,6 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       if (report?.warnings.some((w) => w.code === 'NODE_UNREACHABLE')) await recheckDurability();
       const problem = durabilityProblem();
       if (problem) throw new StoreConfigurationError({ ...problem, problem: 'redis-not-durable' });
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       if (typeof holder !== 'string')
         throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a string' });
       if (typeof init !== 'object' || init === null) {
@@ -373,8 +378,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
-      validateTtlMs(ttlMs);
       const k = keys.session(sessionId);
       const expiresMs = Date.now() + ttlMs;
       const renewed = await scripts.renew(
@@ -386,6 +391,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
       const k = keys.session(sessionId);
       const released = await scripts.release(
@@ -396,6 +402,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async listSessions(input) {
+      validateListSessionsInput(input);
       assertOpen();
       return listSessions(indexContext, input);
     },

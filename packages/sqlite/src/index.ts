@@ -2,6 +2,14 @@
  * SQLite (better-sqlite3) store.
  * @module @agentstore/sqlite
  */
+
+// The schema is core's SQLite dialect, shared with @agentstore/d1.
+export {
+  SQLITE_SCHEMA_VERSION as SCHEMA_VERSION,
+  type SqliteTableNames as TableNames,
+  sqliteSchemaStatements as schemaStatements,
+  sqliteTableNames as tableNames,
+} from '@agentstore/core/store';
 export {
   DEFAULT_BUSY_TIMEOUT_MS,
   DEFAULT_TABLE_PREFIX,
@@ -10,6 +18,6 @@ export {
   type SynchronousMode,
   validateTablePrefix,
 } from './options.ts';
-export { migrate, SCHEMA_VERSION, schemaStatements, type TableNames, tableNames } from './schema.ts';
+export { migrate } from './schema.ts';
 export { SQLITE_LIMITS, type SqliteStore, sqliteStore } from './sqlite-store.ts';
 export { storeFromUrl } from './store-from-url.ts';

@@ -1,33 +1,41 @@
 import {
   type AgentStore,
-  canAcquireLease,
   type DeleteIdleSessionsResult,
-  decodeRetentionCursor,
-  encodeRetentionCursor,
-  expiryIso,
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
-  ownerMatches,
-  type RetentionRequest,
-  retryAfterMs,
   SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type SessionInit,
   type SessionRecord,
   type StoreLimits,
+} from '@agentstore/core';
+import {
+  canAcquireLease,
+  decodeRetentionCursor,
+  decodeSqliteMessage,
+  decodeSqliteSession,
+  encodeRetentionCursor,
+  expiryIso,
+  ownerMatches,
+  type RetentionRequest,
+  retryAfterMs,
+  type SqliteSessionRow,
+  sqliteTableNames,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
-  validateTtlMs,
-} from '@agentstore/core';
-import { decodeSqliteMessage, decodeSqliteSession, type SqliteSessionRow } from '@agentstore/core/store';
+} from '@agentstore/core/store';
 import { type Database, SqliteError } from 'better-sqlite3';
 import { openDatabase } from './open-database.ts';
 import { DEFAULT_TABLE_PREFIX, type SqliteStoreOptions, type SqliteStoreTarget } from './options.ts';
-import { migrate, tableNames } from './schema.ts';
+import { migrate } from './schema.ts';
 import {
   type AppendParams,
   listStatementCache,
@@ -79,7 +87,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     throw new InvalidArgumentError({ argument: 'target', reason: 'must be { path } or { database }' });
   }
   const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
-  const tables = tableNames(tablePrefix);
+  const tables = sqliteTableNames(tablePrefix);
   const { database: db, owned } = openDatabase(target, options);
   const limits = SQLITE_LIMITS;
   let closed = false;
@@ -292,15 +300,14 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     },
 
     async acquireLease(sessionId, { holder, ttlMs, init }) {
+      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const p = ready();
-      validateSessionId(sessionId);
-      validateTtlMs(ttlMs);
       return p.acquire(sessionId, holder, init, Date.now(), ttlMs);
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
+      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const p = ready();
-      validateTtlMs(ttlMs);
       const expiresAt = expiryIso(Date.now(), ttlMs);
       if (p.s.renewLease.run({ sessionId, holder, epoch, expiresAt }).changes === 0) {
         throw new LeaseLostError({ sessionId, holder, epoch });
@@ -309,11 +316,13 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
+      validateReleaseLeaseInput(sessionId, { holder, epoch });
       const p = ready();
       return { released: p.s.releaseLease.run({ sessionId, holder, epoch }).changes > 0 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       const p = ready();
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
@@ -333,6 +342,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     },
 
     async deleteSession(sessionId) {
+      validateSessionId(sessionId);
       const p = ready();
       return { deleted: p.remove(sessionId) };
     },

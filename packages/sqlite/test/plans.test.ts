@@ -1,7 +1,7 @@
+import { sqliteTableNames as tableNames } from '@agentstore/core/store';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION, sqliteStore } from '../src/index.ts';
-import { tableNames } from '../src/schema.ts';
 import { listStatementCache, prepareStatements } from '../src/statements.ts';
 
 /*

@@ -4,6 +4,14 @@
  * Applications need none of this; they import `@agentstore/core`.
  * @module @agentstore/core/store
  */
+
+export {
+  assertPlainJson,
+  isPlainJson,
+  isWellFormedText,
+  MAX_JSON_DEPTH,
+  MAX_JSON_NODES,
+} from '../json-boundary.ts';
 export {
   appendLeaseMatches,
   canAcquireLease,
@@ -12,6 +20,7 @@ export {
   ownerMatches,
   retryAfterMs,
 } from '../lease-rules.ts';
+export { mapStoreErrors } from '../map-store-errors.ts';
 export {
   decodeSessionColumns,
   decodeStoredMessage,
@@ -20,14 +29,31 @@ export {
   type SessionColumns,
 } from '../record-codec.ts';
 export {
+  decodeRetentionCursor,
+  encodeRetentionCursor,
+  MAX_RETENTION_BATCH,
+  type RetentionRequest,
+  validateRetentionInput,
+} from '../retention.ts';
+export {
+  MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
   MAX_SESSION_ID_BYTES,
+  MAX_STATE_BYTES,
   messageByteLength,
   utf8ByteLength,
   utf8ByteLengthPortable,
+  validateAcquireLeaseInput,
   validateAppendInput,
+  validateIdentifier,
+  validateLeaseToken,
+  validateListSessionsInput,
   validateLoadOptions,
+  validateReleaseLeaseInput,
+  validateRenewLeaseInput,
   validateSessionId,
+  validateSessionInit,
+  validateState,
   validateTtlMs,
 } from '../validation.ts';
 export * from './sqlite-dialect.ts';

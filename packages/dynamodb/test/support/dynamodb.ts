@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type MessageRecord, messageByteLength, type NewMessage, type SessionInit } from '@agentstore/core';
+import type { MessageRecord, NewMessage, SessionInit } from '@agentstore/core';
+import { messageByteLength } from '@agentstore/core/store';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { createTable } from '../../src/index.ts';

@@ -1,5 +1,10 @@
 import type { MessageRecord } from '@agentstore/core';
-import { SQLITE_MESSAGE_COLUMNS, sqliteRawMessagesSql, sqliteRawSessionSql } from '@agentstore/core/store';
+import {
+  SQLITE_MESSAGE_COLUMNS,
+  sqliteRawMessagesSql,
+  sqliteRawSessionSql,
+  sqliteTableNames,
+} from '@agentstore/core/store';
 import type {
   RawAppendFloor,
   RawMessageRow,
@@ -8,7 +13,7 @@ import type {
   StoreCapabilities,
 } from '@agentstore/core/testing';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { migrate, tableNames } from '../schema.ts';
+import { migrate } from '../schema.ts';
 
 /**
  * The kit's capabilities for SQLite, written with plain SQL on raw better-sqlite3 so that a
@@ -33,7 +38,7 @@ function connect(target: CapabilityTarget): { db: Database; close: () => void } 
 const ID = { sessionId: '@sessionId' };
 
 export function rawReader(target: CapabilityTarget, db: Database): RawReader {
-  const t = tableNames(target.tablePrefix);
+  const t = sqliteTableNames(target.tablePrefix);
   const session = db.prepare<[{ sessionId: string }], RawSessionRow>(sqliteRawSessionSql(t, ID));
   const messages = db.prepare<[{ sessionId: string }], RawMessageRow>(sqliteRawMessagesSql(t, ID));
   return {
@@ -50,7 +55,7 @@ export function corrupter(
   target: CapabilityTarget,
   db: Database,
 ): (sessionId: string, seq: number) => Promise<void> {
-  const t = tableNames(target.tablePrefix);
+  const t = sqliteTableNames(target.tablePrefix);
   const overwrite = db.prepare(`UPDATE ${t.messages} SET message = ? WHERE session_id = ? AND seq = ?`);
   return async (sessionId, seq) => {
     const { changes } = overwrite.run('{"id": "truncated', sessionId, seq);
@@ -63,7 +68,7 @@ export function corrupter(
  * a head-guarded UPDATE, one INSERT per message, statements prepared once.
  */
 export function rawFloor(target: CapabilityTarget, db: Database): RawAppendFloor {
-  const t = tableNames(target.tablePrefix);
+  const t = sqliteTableNames(target.tablePrefix);
   const guard = db.prepare(
     `UPDATE ${t.sessions} SET head_seq = ?, updated_at = ? WHERE id = ? AND head_seq = ?`,
   );

@@ -1,0 +1,132 @@
+import { InvalidArgumentError, PayloadTooLargeError } from './errors.ts';
+import { isWellFormedText } from './json-boundary.ts';
+import type { NewMessage } from './records.ts';
+import type { StoreLimits } from './store.ts';
+import {
+  MAX_IDENTITY_BYTES,
+  MAX_MESSAGE_ID_BYTES,
+  messageByteLength,
+  validateIdentifier,
+  validateSessionId,
+  validateTtlMs,
+} from './validation.ts';
+
+/** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
+export const MAX_LEASE_WAIT_MS = 2_147_483_647;
+
+/** The options `checkRunOptions` looks at; `RunOptions` satisfies it. */
+interface CheckedOptions {
+  store?: { limits: StoreLimits } | undefined;
+  sessionId?: string | undefined;
+  message?: string | undefined;
+  messageId?: string | undefined;
+  llm?: unknown;
+  ownerId?: string | null | undefined;
+  tenantId?: string | null | undefined;
+  leaseTtlMs?: number | undefined;
+  leaseWaitMs?: number | undefined;
+  approvals?: unknown;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  [Object.prototype, null].includes(Object.getPrototypeOf(value));
+
+function checkApprovals(approvals: unknown): void {
+  if (!isPlainObject(approvals)) {
+    throw new InvalidArgumentError({
+      argument: 'approvals',
+      reason: 'must be an object keyed by tool-call id',
+    });
+  }
+  for (const [toolCallId, decision] of Object.entries(approvals)) {
+    const path = `approvals[${JSON.stringify(toolCallId)}]`;
+    validateIdentifier(toolCallId, `${path} (the tool-call id)`, MAX_MESSAGE_ID_BYTES);
+    if (!isPlainObject(decision)) {
+      throw new InvalidArgumentError({
+        argument: path,
+        reason: 'must be { approve: boolean, reason?: string }',
+      });
+    }
+    for (const key of Object.keys(decision)) {
+      if (key !== 'approve' && key !== 'reason') {
+        throw new InvalidArgumentError({
+          argument: `${path}.${key}`,
+          reason: 'is not a field of a decision',
+        });
+      }
+    }
+    if (typeof decision.approve !== 'boolean') {
+      throw new InvalidArgumentError({ argument: `${path}.approve`, reason: 'must be a boolean' });
+    }
+    const reason = decision.reason;
+    if (reason !== undefined && (typeof reason !== 'string' || !isWellFormedText(reason))) {
+      throw new InvalidArgumentError({ argument: `${path}.reason`, reason: 'must be a well-formed string' });
+    }
+  }
+}
+
+/**
+ * Every input `run()` acts on, checked before it takes the lease or calls the model, so bad
+ * input never costs a model call or a write. `agentName` is the name sessions are created with.
+ */
+export function checkRunOptions(options: CheckedOptions, agentName: string): void {
+  if (typeof (options as unknown) !== 'object' || (options as unknown) === null) {
+    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object' });
+  }
+  const { sessionId, message, messageId } = options;
+  const limits: StoreLimits | undefined = options.store?.limits;
+  if (typeof (options.llm as { generate?: unknown } | undefined)?.generate !== 'function') {
+    throw new InvalidArgumentError({ argument: 'llm', reason: 'must have a generate() function' });
+  }
+  if (sessionId !== undefined) validateSessionId(sessionId);
+  if (options.store !== undefined && sessionId !== undefined)
+    validateIdentifier(agentName, 'agent.name', MAX_IDENTITY_BYTES);
+  for (const key of ['ownerId', 'tenantId'] as const) {
+    const value = options[key];
+    if (value !== undefined && value !== null) validateIdentifier(value, key, MAX_IDENTITY_BYTES);
+  }
+  if (messageId !== undefined) validateIdentifier(messageId, 'messageId', MAX_MESSAGE_ID_BYTES);
+  if (message !== undefined) {
+    if (typeof message !== 'string')
+      throw new InvalidArgumentError({ argument: 'message', reason: 'must be a string' });
+    if (!isWellFormedText(message)) {
+      throw new InvalidArgumentError({
+        argument: 'message',
+        reason: 'is not well-formed UTF-16 (it holds a lone surrogate)',
+      });
+    }
+    if (limits !== undefined && sessionId !== undefined)
+      checkMessageSize(limits, sessionId, message, messageId);
+  }
+  if (options.leaseTtlMs !== undefined) validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
+  const wait: unknown = options.leaseWaitMs;
+  if (
+    wait !== undefined &&
+    (typeof wait !== 'number' || !Number.isSafeInteger(wait) || wait < 0 || wait > MAX_LEASE_WAIT_MS)
+  ) {
+    throw new InvalidArgumentError({
+      argument: 'leaseWaitMs',
+      reason: `must be an integer from 0 to ${MAX_LEASE_WAIT_MS} (got ${String(wait)})`,
+    });
+  }
+  if (options.approvals !== undefined) checkApprovals(options.approvals);
+}
+
+/** The user's message as it will be stored must fit the store: refused before the model sees it. */
+function checkMessageSize(limits: StoreLimits, sessionId: string, content: string, messageId?: string): void {
+  // Without a messageId the loop assigns a random UUID: the same length as this one.
+  const stored: NewMessage = {
+    id: messageId ?? crypto.randomUUID(),
+    role: 'user',
+    content,
+    createdAt: new Date().toISOString(),
+  };
+  const size = messageByteLength(stored);
+  const limit = Math.min(limits.maxMessageBytes, limits.maxAppendBytes ?? Number.POSITIVE_INFINITY);
+  if (size > limit) {
+    throw new PayloadTooLargeError({ sessionId, subject: 'message', messageId: stored.id, size, limit });
+  }
+}
