@@ -33,10 +33,10 @@ it('renders a session with a durability error as a readable timeline', async () 
   expect(lines[4]).toBe('#1 user      Checkout is down');
   expect(lines[5]).toBe('#2 assistant Checking and posting.');
   expect(lines[6]).toMatch(
-    /^ {4}├─ lookup\(\{"customer":"acme"\}\) \[look\] → #\d ok \{"customer":"acme","plan":"pro"\}$/,
+    /^ {4}├─ lookup\(\{"customer":"acme"\}\) \[look\] → #\d ok \(re-invoked after a crash, attempt 2\) \{"customer":"acme","plan":"pro"\}$/,
   );
   expect(lines[7]).toMatch(
-    /^ {4}└─ postSlack\(\{"text":"checkout down"\}\) \[post\] → #\d DURABILITY ERROR .*TOOL_DURABILITY/,
+    /^ {4}└─ postSlack\(\{"text":"checkout down"\}\) \[post\] → #\d DURABILITY ERROR \(durability error\) .*TOOL_DURABILITY/,
   );
   expect(lines.at(-1)).toBe('#5 assistant Escalated to on-call.');
 });
