@@ -1,10 +1,10 @@
 import type { AgentStore } from '@agentstore/core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { deleteCreated, trackSessions } from './session-tracker.ts';
-import type { ConformanceTarget, StoreCapabilities } from './target.ts';
+import type { ConformanceTarget, OpenTestTarget, RawAppendFloor, StoreCapabilities } from './target.ts';
 
 /** What a check may need beyond the contract. A check is registered only when the target offers all it needs. */
-export type Capability = 'raw' | 'corrupt' | 'floor' | 'durable' | 'process';
+export type Capability = 'raw' | 'corrupt' | 'floor' | 'durable' | 'process' | 'roundTrips';
 
 export interface CheckContext {
   store: AgentStore;
@@ -33,6 +33,8 @@ export function offeredCapabilities(target: ConformanceTarget): Set<Capability> 
   if (target.capabilities?.raw) offered.add('raw');
   if (target.capabilities?.corrupt) offered.add('corrupt');
   if (target.capabilities?.floor) offered.add('floor');
+  // The target counts round trips per store and floor (`OpenTestTarget.roundTrips`).
+  if (typeof (target as Partial<OpenTestTarget>).roundTrips === 'function') offered.add('roundTrips');
   if (target.durable !== false) offered.add('durable');
   // Another process can open the same data: the target names its module and how to reopen it.
   if (target.module && target.reopen !== undefined && target.multiProcess !== false) offered.add('process');
@@ -58,9 +60,23 @@ export async function openSpecContext(
 ): Promise<{ ctx: CheckContext; cleanup: () => Promise<void> }> {
   const inner = await target.createStore();
   const { store, created } = trackSessions(inner);
-  const tracked: ConformanceTarget = {
+  // A target that counts round trips counts them on the stores it made, not on our wrappers.
+  const unwrapped = new WeakMap<object, AgentStore>([[store, inner]]);
+  const counter = (target as Partial<OpenTestTarget>).roundTrips;
+  const tracked: ConformanceTarget & Partial<OpenTestTarget> = {
     ...target,
-    createStore: async () => trackSessions(await target.createStore(), created).store,
+    createStore: async () => {
+      const made = await target.createStore();
+      const wrapped = trackSessions(made, created).store;
+      unwrapped.set(wrapped, made);
+      return wrapped;
+    },
+    ...(counter
+      ? {
+          roundTrips: (subject: AgentStore | RawAppendFloor) =>
+            counter.call(target, unwrapped.get(subject) ?? subject),
+        }
+      : {}),
   };
   return {
     ctx: { store, target: tracked, capabilities: target.capabilities ?? {} },

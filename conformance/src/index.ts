@@ -22,6 +22,15 @@ export {
 } from './check.ts';
 export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
 export { type HostileAppend, hostileAppends, LONE_SURROGATES, REPLACEMENT_TWIN } from './hostile-values.ts';
+export {
+  DEFAULT_MAX_FLOOR_RATIO,
+  measureAppendRatio,
+  measureLoopRatio,
+  measureStepOverhead,
+  type PerfSampling,
+  type RatioMeasurement,
+  type StepOverheadMeasurement,
+} from './perf/ratios.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
 export {
@@ -48,16 +57,7 @@ export {
   longSessionChecks,
   longSessionSpec,
 } from './specs/long-session.ts';
-export {
-  DEFAULT_MAX_FLOOR_RATIO,
-  describePerfGate,
-  measureAppendRatio,
-  measureLoopRatio,
-  type PerfSampling,
-  perfGateChecks,
-  perfGateSpec,
-  type RatioMeasurement,
-} from './specs/perf-gate.ts';
+export { describePerfGate, perfGateChecks, perfGateSpec } from './specs/perf-gate.ts';
 export { describeProcessTier, processTierChecks, processTierSpec } from './specs/process-tier.ts';
 export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
 export { describeRunLimits, runLimitChecks, runLimitSpec } from './specs/run-limits.ts';

@@ -1,5 +1,11 @@
-// Node modules are imported when a child is started, not at load: the kit's entry also runs
-// inside a Worker (the D1 package runs the specs there), where the process tier is never used.
+// Node's modules are fetched when a child is started (`process.getBuiltinModule`), never
+// imported: the kit's entry also runs inside a Worker (the D1 package runs the specs in workerd),
+// whose bundler and runtime reject any import of `node:child_process`, even a lazy one.
+const builtin = <Name extends 'node:child_process' | 'node:url'>(name: Name) =>
+  process.getBuiltinModule(name) as Name extends 'node:url'
+    ? typeof import('node:url')
+    : typeof import('node:child_process');
+
 import { CHILD_LINE_PREFIX, type ChildConfig, type ChildLine } from './protocol.ts';
 
 export interface ChildRun {
@@ -11,7 +17,7 @@ export interface ChildRun {
 
 /** The child entry, from the TypeScript sources (this repository) or from the published dist. */
 async function childEntry(): Promise<{ script: string; execArgv: string[] }> {
-  const { fileURLToPath } = await import('node:url');
+  const { fileURLToPath } = builtin('node:url');
   const here = fileURLToPath(import.meta.url);
   const fromSource = here.endsWith('.ts');
   const script = fileURLToPath(new URL(fromSource ? './child.ts' : './child.js', import.meta.url));
@@ -26,7 +32,7 @@ export async function runChild(
   config: ChildConfig,
   options: { killAfterMs?: number; timeoutMs?: number } = {},
 ): Promise<ChildRun> {
-  const { spawn } = await import('node:child_process');
+  const { spawn } = builtin('node:child_process');
   const { script, execArgv } = await childEntry();
   const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(config)], {
     stdio: ['ignore', 'pipe', 'pipe'],

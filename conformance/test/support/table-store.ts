@@ -99,13 +99,17 @@ export function tableStore(
 ): {
   store: AgentStore;
   capabilities: Required<StoreCapabilities>;
+  /** Round trips so far by the store or by the floor (as `OpenTestTarget.roundTrips` counts them). */
+  roundTrips(subject: object): number;
 } {
   const flaws = options.flaws ?? {};
   const limits: StoreLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const sessions = new Map<string, SessionRow>();
   const messages = new Map<string, Map<number, string>>();
   const key = (id: string) => (flaws.sanitizesIds ? id.toLowerCase().replace(/[^a-z0-9-]/g, '_') : id);
-  const roundTrip = async () => {
+  const trips = { store: 0, floor: 0 };
+  const roundTrip = async (by: keyof typeof trips = 'store') => {
+    trips[by] += 1;
     await new Promise((resolve) => setImmediate(resolve));
     if (options.roundTripUs) spin(options.roundTripUs);
   };
@@ -385,7 +389,7 @@ export function tableStore(
     },
     floor: {
       async append(sessionId, expectedSeq, records) {
-        await roundTrip();
+        await roundTrip('floor');
         const row = sessions.get(key(sessionId));
         if (!row || row.headSeq !== expectedSeq)
           throw new Error(`floor: head of ${sessionId} is not ${expectedSeq}`);
@@ -396,5 +400,10 @@ export function tableStore(
       },
     },
   };
-  return { store, capabilities };
+  const roundTrips = (subject: object) => {
+    if (subject === store) return trips.store;
+    if (subject === capabilities.floor) return trips.floor;
+    throw new Error('roundTrips: not this table store or its floor');
+  };
+  return { store, capabilities, roundTrips };
 }

@@ -24,6 +24,7 @@ import {
   ownerMatches,
   retryAfterMs,
   type SessionColumns,
+  snapshotInput,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -188,7 +189,9 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       }
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validate and store one read of the caller's objects: a getter or Proxy cannot change it.
+      const input = snapshotInput(given);
       validateAppendInput(sessionId, input, LIMITS);
       const now = Date.now();
       const iso = new Date(now).toISOString();
@@ -229,7 +232,8 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       });
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const now = Date.now();
       const iso = new Date(now).toISOString();

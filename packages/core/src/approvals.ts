@@ -1,4 +1,5 @@
 import { ApprovalRequiredError, InvalidApprovalError, InvalidArgumentError } from './errors.ts';
+import { isWellFormedText } from './json-boundary.ts';
 import type { NewMessage, ToolCall } from './records.ts';
 import { APPROVAL_DECIDED, APPROVAL_REQUESTED, type FoldedSession } from './session-fold.ts';
 import { type CallScope, resultMessage } from './tool-results.ts';
@@ -54,17 +55,27 @@ export function checkDecisions(
   const answered = new Set(folded.toolCalls.filter((t) => t.result).map((t) => t.call.id));
   const fresh: Record<string, ApprovalDecision> = {};
   for (const [toolCallId, decision] of Object.entries(decisions)) {
-    if (typeof decision?.approve !== 'boolean') {
+    // Read once into a plain copy: what is recorded and what decides whether the handler runs
+    // must be the same value, even for a getter or a Proxy that answers differently each time.
+    const approve: unknown = decision?.approve;
+    const note: unknown = (decision as { reason?: unknown } | undefined)?.reason;
+    if (typeof approve !== 'boolean') {
       throw new InvalidArgumentError({
         argument: `approvals[${JSON.stringify(toolCallId)}].approve`,
         reason: 'must be a boolean',
       });
     }
+    if (note !== undefined && (typeof note !== 'string' || !isWellFormedText(note))) {
+      throw new InvalidArgumentError({
+        argument: `approvals[${JSON.stringify(toolCallId)}].reason`,
+        reason: 'must be a well-formed string',
+      });
+    }
     if (waiting.has(toolCallId)) {
-      fresh[toolCallId] = decision;
+      fresh[toolCallId] = (note === undefined ? { approve } : { approve, reason: note }) as ApprovalDecision;
       continue;
     }
-    if (recorded.get(toolCallId) === decision.approve) continue; // the same decision again: a retry
+    if (recorded.get(toolCallId) === approve) continue; // the same decision again: a retry
     const reason = recorded.has(toolCallId) || answered.has(toolCallId) ? 'already-decided' : 'unknown-call';
     throw new InvalidApprovalError({ sessionId, toolCallId, reason });
   }

@@ -5,6 +5,7 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
 } from './errors.ts';
+import { snapshotInput } from './json-boundary.ts';
 import {
   appendLeaseMatches,
   canAcquireLease,
@@ -76,8 +77,10 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { session: clone(stored.session), messages };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
       assertOpen();
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       validateAppendInput(sessionId, input, limits);
       const now = Date.now();
       const stored = sessions.get(sessionId);
@@ -121,8 +124,9 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { headSeq: target.session.headSeq };
     },
 
-    async acquireLease(sessionId, input) {
+    async acquireLease(sessionId, given) {
       assertOpen();
+      const input = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, input);
       const { holder, ttlMs, init } = input;
       const now = Date.now();

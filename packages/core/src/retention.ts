@@ -52,19 +52,29 @@ export function decodeRetentionCursor<T extends string | number>(
   cursor: string,
   activityType: 'string' | 'number',
 ): [T, string] {
+  return parseRetentionCursor(
+    cursor,
+    (parsed): parsed is [T, string] =>
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === activityType &&
+      typeof parsed[1] === 'string',
+  );
+}
+
+/**
+ * A store's own sweep cursor (JSON it wrote), checked by `valid`; anything else is an
+ * `InvalidArgumentError` naming `cursor`, before the store reads or deletes anything.
+ */
+export function parseRetentionCursor<T>(cursor: string, valid: (parsed: unknown) => parsed is T): T {
   let parsed: unknown;
   try {
     parsed = JSON.parse(cursor);
   } catch {
     parsed = null;
   }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 2 ||
-    typeof parsed[0] !== activityType ||
-    typeof parsed[1] !== 'string'
-  ) {
+  if (!valid(parsed)) {
     throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
   }
-  return parsed as [T, string];
+  return parsed;
 }

@@ -6,6 +6,7 @@ import {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
   messageByteLength,
+  utf8ByteLength,
   validateIdentifier,
   validateSessionId,
   validateTtlMs,
@@ -13,6 +14,12 @@ import {
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;
+
+/**
+ * The longest `leaseTtlMs`: the lease keeper renews every ttl / 3 ms, and a timer longer than
+ * 2^31 − 1 ms overflows (Node then fires it every 1 ms), so 3 × (2^31 − 1) ms, ~74.5 days.
+ */
+export const MAX_LEASE_TTL_MS = 3 * MAX_LEASE_WAIT_MS;
 
 /** The options `checkRunOptions` looks at; `RunOptions` satisfies it. */
 interface CheckedOptions {
@@ -34,7 +41,9 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   !Array.isArray(value) &&
   [Object.prototype, null].includes(Object.getPrototypeOf(value));
 
-function checkApprovals(approvals: unknown): void {
+function checkApprovals(
+  approvals: unknown,
+): asserts approvals is Record<string, { approve: boolean; reason?: string }> {
   if (!isPlainObject(approvals)) {
     throw new InvalidArgumentError({
       argument: 'approvals',
@@ -82,6 +91,14 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
     throw new InvalidArgumentError({ argument: 'llm', reason: 'must have a generate() function' });
   }
   if (sessionId !== undefined) validateSessionId(sessionId);
+  // A rejection and its result must land in one append (docs/durability.md): refuse a store
+  // that cannot take two before the model is paid, not at the first rejection.
+  if (limits !== undefined && sessionId !== undefined && !(limits.maxMessagesPerAppend >= 2)) {
+    throw new InvalidArgumentError({
+      argument: 'store.limits.maxMessagesPerAppend',
+      reason: `is ${String(limits.maxMessagesPerAppend)}; run() needs at least 2`,
+    });
+  }
   if (options.store !== undefined && sessionId !== undefined)
     validateIdentifier(agentName, 'agent.name', MAX_IDENTITY_BYTES);
   for (const key of ['ownerId', 'tenantId'] as const) {
@@ -101,7 +118,15 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
     if (limits !== undefined && sessionId !== undefined)
       checkMessageSize(limits, sessionId, message, messageId);
   }
-  if (options.leaseTtlMs !== undefined) validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
+  if (options.leaseTtlMs !== undefined) {
+    validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
+    if (options.leaseTtlMs > MAX_LEASE_TTL_MS) {
+      throw new InvalidArgumentError({
+        argument: 'leaseTtlMs',
+        reason: `is ${options.leaseTtlMs}; the most is ${MAX_LEASE_TTL_MS} (the lease keeper renews every ttl / 3 ms)`,
+      });
+    }
+  }
   const wait: unknown = options.leaseWaitMs;
   if (
     wait !== undefined &&
@@ -112,7 +137,34 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
       reason: `must be an integer from 0 to ${MAX_LEASE_WAIT_MS} (got ${String(wait)})`,
     });
   }
-  if (options.approvals !== undefined) checkApprovals(options.approvals);
+  if (options.approvals !== undefined) {
+    checkApprovals(options.approvals);
+    if (limits !== undefined && sessionId !== undefined) checkReasonSizes(limits, options.approvals);
+  }
+}
+
+/** Room a decision record or a rejection result needs besides its reason (ids, names, times, keys). */
+const DECISION_OVERHEAD_BYTES = 4_096;
+
+/**
+ * A rejection reason is stored twice — in the decision record and in the rejection result, which
+ * land in one append — and inside JSON text that is itself a JSON string, so its escapes double.
+ * Refused here when the pair could never be stored, rather than after the lease is taken.
+ */
+function checkReasonSizes(limits: StoreLimits, approvals: Record<string, { reason?: string }>): void {
+  const perMessage = limits.maxMessageBytes - DECISION_OVERHEAD_BYTES;
+  const perPair = (limits.maxAppendBytes ?? Number.POSITIVE_INFINITY) / 2 - DECISION_OVERHEAD_BYTES;
+  const limit = Math.min(perMessage, perPair);
+  for (const [toolCallId, decision] of Object.entries(approvals)) {
+    if (decision.reason === undefined) continue;
+    const stored = utf8ByteLength(JSON.stringify(JSON.stringify(decision.reason)));
+    if (stored > limit) {
+      throw new InvalidArgumentError({
+        argument: `approvals[${JSON.stringify(toolCallId)}].reason`,
+        reason: `takes ${stored} bytes as stored; this store can keep a reason of at most ${Math.max(0, limit)}`,
+      });
+    }
+  }
 }
 
 /** The user's message as it will be stored must fit the store: refused before the model sees it. */

@@ -14,10 +14,11 @@ import {
   StoreConfigurationError,
 } from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
-import type { LlmAdapter, LlmMessage, LlmToolSpec, Usage } from './llm.ts';
+import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
+import { type ModelView, modelView } from './model-view.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
 import { checkRunOptions } from './run-options.ts';
-import { foldSession, INTERNAL_KINDS } from './session-fold.ts';
+import { foldSession } from './session-fold.ts';
 import {
   commitAll,
   durableLedger,
@@ -30,7 +31,7 @@ import {
 } from './session-writer.ts';
 import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from './store.ts';
 import type { AnyTool } from './tool.ts';
-import { assignToolCallIds } from './tool-call-ids.ts';
+import { toolCallIds } from './tool-call-ids.ts';
 import { type CallScope, needsApproval, settleToolCall } from './tool-results.ts';
 
 export interface RunOptions {
@@ -82,26 +83,24 @@ const DEFAULT_LEASE_TTL_MS = 30_000;
 
 interface Conversation {
   ledger: MessageLedger;
+  /** Every message of the session as stored, in seq order. */
   messages: MessageRecord[];
+  /** What the model is sent, kept incrementally: a step's cost does not grow with the session. */
+  view: ModelView;
   scope: CallScope;
   usage: Usage;
 }
 
-const toLlmMessage = ({
-  role,
-  content,
-  toolCalls,
-  toolCallId,
-  toolName,
-  kind,
-}: MessageRecord): LlmMessage => ({
-  role,
-  content,
-  ...(toolCalls ? { toolCalls } : {}),
-  ...(toolCallId !== undefined ? { toolCallId } : {}),
-  ...(toolName !== undefined ? { toolName } : {}),
-  ...(kind !== undefined ? { kind } : {}),
-});
+/**
+ * Write #2 of a step, in flight. The last result of the step waits until `land()` is called (just
+ * after the next model request was sent, so that even a synchronous driver's commit overlaps the
+ * model's latency); `land()` resolves once every result has landed (they are then in `messages`),
+ * or rejects with the first failed append. Every path out of the loop calls it. (An object: an
+ * async function would adopt a bare promise.)
+ */
+interface PendingWrite {
+  land(): Promise<void>;
+}
 
 const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): NewMessage => ({
   id,
@@ -132,42 +131,123 @@ function firstWrite(
   ];
 }
 
-/** Runs the calls in parallel; each result commits as soon as its handler settles. */
+/** A provider's token figure, or 0 when it is not one: NaN would make the session state unstorable. */
+const tokenCount = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+
+/** Keeps the error the caller must act on and attaches the one raised alongside it, so neither is lost. */
+function withConcurrentError(primary: unknown, concurrent: unknown): unknown {
+  if (
+    primary !== concurrent &&
+    typeof primary === 'object' &&
+    primary !== null &&
+    Object.isExtensible(primary)
+  ) {
+    Object.assign(primary, { concurrentError: concurrent });
+  }
+  return primary;
+}
+
+/**
+ * Commits appends one after another (write #1, decisions, the final answer, split as the store's
+ * limits require) and records them in the session and in the model's view.
+ */
+async function commitNow(
+  conversation: Conversation,
+  appends: NewMessage[][],
+  options?: { releaseLease?: boolean },
+): Promise<void> {
+  conversation.messages.push(...(await commitAll(conversation.ledger, appends, options)));
+  conversation.view.add(appends.flat());
+}
+
+/**
+ * Runs the calls in parallel; each result commits as soon as its handler settles. Resolves once
+ * every handler has settled — the results are then in the model's view — with write #2 still in
+ * flight, so the next model request can be sent while it lands.
+ */
 async function settleAndCommit(
   conversation: Conversation,
   calls: ToolCall[],
   resumed: boolean,
-): Promise<void> {
+): Promise<PendingWrite> {
   const commitSoon = resultCommitter(conversation.ledger);
-  const outcomes = await Promise.allSettled(
+  // In commitSoon order, which is the order the results are stored in.
+  const commits: Promise<MessageRecord[]>[] = [];
+  let unsettled = calls.length;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const handlers = await Promise.allSettled(
     calls.map(async (call) => {
-      const records = await commitSoon(await settleToolCall(conversation.scope, call, resumed));
-      return records;
+      let result: NewMessage;
+      try {
+        result = await settleToolCall(conversation.scope, call, resumed);
+      } finally {
+        unsettled -= 1;
+      }
+      conversation.view.add([result]);
+      // Every result commits as soon as it settles, except the step's last, which waits for the
+      // next model request to be sent (microseconds): then it is never alone on the critical path.
+      commits.push(unsettled === 0 ? released.then(() => commitSoon(result)) : commitSoon(result));
     }),
   );
-  const committed = new Map<number, MessageRecord>();
-  for (const outcome of outcomes) {
-    if (outcome.status === 'fulfilled') for (const record of outcome.value) committed.set(record.seq, record);
+  const written = Promise.allSettled(commits).then((outcomes) => {
+    const committed = new Map<number, MessageRecord>();
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled')
+        for (const record of outcome.value) committed.set(record.seq, record);
+    }
+    conversation.messages.push(...[...committed.values()].sort((a, b) => a.seq - b.seq));
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  });
+  written.catch(() => undefined);
+  const handlerFailed = handlers.find((outcome) => outcome.status === 'rejected');
+  if (handlerFailed) {
+    release();
+    // Nothing returns before what settled is committed; a failed write is the graver fact.
+    const writeError = await written.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    throw writeError === null ? handlerFailed.reason : withConcurrentError(writeError, handlerFailed.reason);
   }
-  conversation.messages.push(...[...committed.values()].sort((a, b) => a.seq - b.seq));
-  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
+  return {
+    land() {
+      release();
+      return written;
+    },
+  };
 }
 
-/** Settles what the stored session left open: human decisions first, then crash-interrupted calls. */
-async function settleOpenCalls(conversation: Conversation, decisions: Record<string, ApprovalDecision>) {
-  const { scope, ledger, messages } = conversation;
+/**
+ * Settles what the stored session left open: human decisions first, then crash-interrupted
+ * calls. Returns the last write #2 still in flight, if any.
+ */
+async function settleOpenCalls(
+  conversation: Conversation,
+  decisions: Record<string, ApprovalDecision>,
+): Promise<PendingWrite | null> {
+  const { scope, messages } = conversation;
   const folded = foldSession(messages);
   const fresh = scope.sessionId !== null ? checkDecisions(scope.sessionId, folded, decisions) : {};
+  let pending: PendingWrite | null = null;
   if (folded.awaitingApproval.length) {
     // A rejection and its result are one unit: split apart, a crash could leave a rejected call
     // looking merely interrupted, and a safeToRetry tool would then run.
     const units = decisionMessages(scope, folded.awaitingApproval, fresh);
-    messages.push(...(await commitAll(ledger, planAppends(units, ledger.limits))));
+    await commitNow(conversation, planAppends(units, conversation.ledger.limits));
     const approved = folded.awaitingApproval.filter((call) => fresh[call.id]?.approve === true);
-    if (approved.length) await settleAndCommit(conversation, approved, false);
+    if (approved.length) pending = await settleAndCommit(conversation, approved, false);
   }
-  if (folded.interruptedCalls.length) await settleAndCommit(conversation, folded.interruptedCalls, true);
+  if (folded.interruptedCalls.length) {
+    // Appends are strictly sequential: the approved results land before the next batch commits.
+    if (pending) await pending.land();
+    pending = await settleAndCommit(conversation, folded.interruptedCalls, true);
+  }
+  return pending;
 }
 
 async function loop(
@@ -176,7 +256,7 @@ async function loop(
   conversation: Conversation,
   signal: AbortSignal,
 ): Promise<RunResult> {
-  const { ledger, messages, scope, usage } = conversation;
+  const { messages, scope, usage, view } = conversation;
   const tools: LlmToolSpec[] = Object.entries(scope.tools).map(([name, t]) => ({
     name,
     description: t.description,
@@ -190,70 +270,137 @@ async function loop(
     status,
     response,
     sessionId: scope.sessionId,
-    headSeq: ledger.headSeq,
+    headSeq: conversation.ledger.headSeq,
     messages,
     usage,
     pendingApprovals: pendingApprovals.map(toPendingApproval),
   });
 
-  await settleOpenCalls(conversation, options.approvals ?? {});
+  // At most one write #2 is in flight; it must land before the next append starts and before
+  // the run returns or throws.
+  let pending: PendingWrite | null = null;
+  const landed = async () => {
+    const write = pending;
+    pending = null;
+    if (write) await write.land();
+  };
 
-  let pendingUser: NewMessage | null = null;
-  const alreadyStored = options.messageId !== undefined && messages.some((m) => m.id === options.messageId);
-  if (options.message !== undefined && !alreadyStored) {
-    pendingUser = newMessage(options.messageId ?? scope.newId(), { role: 'user', content: options.message });
-  } else {
-    const folded = foldSession(messages);
-    if (folded.status === 'complete') return result('complete', folded.response ?? '');
-    if (messages.length === 0) {
-      throw new InvalidArgumentError({ argument: 'message', reason: 'is required to start a new session' });
+  /**
+   * One model call, overlapping write #2 of the previous step when one is in flight: a failed
+   * write aborts the request, and the call returns only once the write has landed.
+   */
+  const callModel = async (extra: NewMessage[]) => {
+    const request = { system: agent.instructions, messages: view.request(extra), tools };
+    const write = pending;
+    pending = null;
+    if (!write) return options.llm.generate({ ...request, signal });
+    const writeFailed = new AbortController();
+    // The request goes out first; then the step's last result starts committing.
+    let sent: Promise<LlmResponse>;
+    try {
+      sent = options.llm.generate({ ...request, signal: AbortSignal.any([signal, writeFailed.signal]) });
+    } catch (error) {
+      sent = Promise.reject(error);
     }
-  }
+    const writeOutcome = write.land().then(
+      () => ({ failed: false as const }),
+      (error: unknown) => {
+        writeFailed.abort(error);
+        return { failed: true as const, error };
+      },
+    );
+    const answer = Promise.resolve(sent).then(
+      (response) => ({ failed: false as const, response }),
+      (error: unknown) => ({ failed: true as const, error }),
+    );
+    const writeFirst = await Promise.race([answer.then(() => false), writeOutcome.then((w) => w.failed)]);
+    const written = await writeOutcome;
+    // The write failed before the model answered: the request is aborted, its answer moot.
+    if (writeFirst && written.failed) throw written.error;
+    const settled = await answer;
+    if (written.failed) {
+      // The model's error is usually just our abort; anything else is attached, not dropped.
+      throw settled.failed && settled.error !== written.error
+        ? withConcurrentError(written.error, settled.error)
+        : written.error;
+    }
+    if (settled.failed) throw settled.error;
+    return settled.response;
+  };
 
-  for (let iteration = 0; iteration < agent.maxIterations; iteration++) {
-    signal.throwIfAborted();
-    const pending = pendingUser ? [pendingUser] : [];
-    const response = await options.llm.generate({
-      system: agent.instructions,
-      messages: [...messages, ...pending.map((m) => ({ ...m, seq: 0 }))]
-        .filter((m) => !INTERNAL_KINDS.has(m.kind ?? ''))
-        .map(toLlmMessage),
-      tools,
-      signal,
-    });
-    usage.inputTokens += response.usage?.inputTokens ?? 0;
-    usage.outputTokens += response.usage?.outputTokens ?? 0;
-    const assistantId = scope.newId();
-    const calls = assignToolCallIds(response.toolCalls, assistantId, messages);
-    const assistant = newMessage(assistantId, {
-      role: 'assistant',
-      content: response.text,
-      ...(calls.length ? { toolCalls: calls } : {}),
-    });
-    pendingUser = null;
-    if (calls.length === 0) {
-      const appends = planAppends(
-        [...pending, assistant].map((m) => [m]),
-        ledger.limits,
-      );
-      messages.push(...(await commitAll(ledger, appends, { releaseLease: true })));
-      return result('complete', response.text);
-    }
-    const waiting: ToolCall[] = [];
-    for (const call of calls) if (await needsApproval(scope, call)) waiting.push(call);
-    if (waiting.length && scope.sessionId === null) {
-      throw new InvalidArgumentError({
-        argument: 'sessionId',
-        reason: `tool ${waiting[0]!.name} needs approval, which only a durable session (store + sessionId) can wait for`,
+  try {
+    pending = await settleOpenCalls(conversation, options.approvals ?? {});
+
+    let pendingUser: NewMessage | null = null;
+    const alreadyStored = options.messageId !== undefined && messages.some((m) => m.id === options.messageId);
+    if (options.message !== undefined && !alreadyStored) {
+      pendingUser = newMessage(options.messageId ?? scope.newId(), {
+        role: 'user',
+        content: options.message,
       });
+    } else if (pending === null) {
+      // (With results just settled, the session cannot be complete: straight to the model.)
+      const folded = foldSession(messages);
+      if (folded.status === 'complete') return result('complete', folded.response ?? '');
+      if (messages.length === 0) {
+        throw new InvalidArgumentError({ argument: 'message', reason: 'is required to start a new session' });
+      }
     }
-    const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
-    messages.push(...(await commitAll(ledger, firstWrite(pending, assistant, requests, ledger.limits)))); // write #1
-    const runNow = calls.filter((call) => !waiting.includes(call));
-    if (runNow.length) await settleAndCommit(conversation, runNow, false); // write #2, per settled result
-    if (waiting.length) return result('awaiting-approval', response.text, waiting);
+
+    const ids = toolCallIds(messages);
+    for (let iteration = 0; iteration < agent.maxIterations; iteration++) {
+      signal.throwIfAborted();
+      const first = pendingUser ? [pendingUser] : [];
+      const response = await callModel(first);
+      usage.inputTokens += tokenCount(response.usage?.inputTokens);
+      usage.outputTokens += tokenCount(response.usage?.outputTokens);
+      const assistantId = scope.newId();
+      const calls = ids.assign(response.toolCalls, assistantId);
+      const assistant = newMessage(assistantId, {
+        role: 'assistant',
+        content: response.text,
+        ...(calls.length ? { toolCalls: calls } : {}),
+      });
+      pendingUser = null;
+      if (calls.length === 0) {
+        await landed();
+        const appends = planAppends(
+          [...first, assistant].map((m) => [m]),
+          conversation.ledger.limits,
+        );
+        await commitNow(conversation, appends, { releaseLease: true });
+        return result('complete', response.text);
+      }
+      const waiting: ToolCall[] = [];
+      for (const call of calls) if (await needsApproval(scope, call)) waiting.push(call);
+      if (waiting.length && scope.sessionId === null) {
+        throw new InvalidArgumentError({
+          argument: 'sessionId',
+          reason: `tool ${waiting[0]!.name} needs approval, which only a durable session (store + sessionId) can wait for`,
+        });
+      }
+      const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
+      await landed(); // write #2 of the previous step, before write #1 of this one
+      await commitNow(conversation, firstWrite(first, assistant, requests, conversation.ledger.limits)); // write #1
+      const runNow = calls.filter((call) => !waiting.includes(call));
+      if (runNow.length) pending = await settleAndCommit(conversation, runNow, false); // write #2, in flight
+      if (waiting.length) {
+        await landed();
+        return result('awaiting-approval', response.text, waiting);
+      }
+    }
+    await landed();
+    return result('max-iterations', '');
+  } catch (error) {
+    const write = pending;
+    pending = null;
+    if (!write) throw error;
+    const writeError = await write.land().then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    throw writeError === null ? error : withConcurrentError(writeError, error);
   }
-  return result('max-iterations', '');
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -290,8 +437,14 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
 /**
  * Runs an agent. With a durable store and a `sessionId`, every step is committed before and
  * after its tools run, under a single-writer lease, and a crashed run resumes where it stopped.
+ * The next model request is sent while a step's results are still being committed; nothing else
+ * is written, and the run does not return, before they have landed. When that commit fails, the
+ * run throws its error, with a model error raised at the same moment as `concurrentError`.
  */
-export async function run(agent: AgentDefinition, options: RunOptions): Promise<RunResult> {
+export async function run(agent: AgentDefinition, given: RunOptions): Promise<RunResult> {
+  // Each option is read once, here: what checkRunOptions checks is what the run uses, even when
+  // the caller's object has getters or is a Proxy.
+  const options: RunOptions = typeof given === 'object' && given !== null ? { ...given } : given;
   const { store, sessionId } = options;
   checkRunOptions(options, agent.name);
   if (sessionId !== undefined && !store) {
@@ -322,7 +475,12 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       newId,
       maxResultBytes: store ? maxResultBytes(store.limits) : Number.POSITIVE_INFINITY,
     };
-    return loop(agent, options, { ledger: statelessLedger(), messages: [], scope, usage }, outer);
+    return loop(
+      agent,
+      options,
+      { ledger: statelessLedger(), messages: [], view: modelView(), scope, usage },
+      outer,
+    );
   }
 
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -394,7 +552,12 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       newId,
       maxResultBytes: maxResultBytes(store.limits),
     };
-    const outcome = await loop(agent, options, { ledger, messages, scope, usage }, signal);
+    const outcome = await loop(
+      agent,
+      options,
+      { ledger, messages, view: modelView(messages), scope, usage },
+      signal,
+    );
     if (!released) {
       released = true;
       // Everything is committed; a failed release only delays the next run until the lease

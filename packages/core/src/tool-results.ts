@@ -46,17 +46,32 @@ export function resultMessage(
     origin,
     createdAt: new Date().toISOString(),
   });
+  // The fallback must always fit, or the call could never be answered: a tool name is model
+  // output bounded only by the assistant message, so it is clipped in the text, and dropped from
+  // `toolName` (the assistant message still names the call) when even that is too big.
   const unstored = (why: string) => {
-    const what = ran(origin) ? `Tool ${call.name} ran, but its output` : `The result of tool ${call.name}`;
-    return message(JSON.stringify({ error: `${what} ${why}; it was not stored` }), 'tool-output-error');
+    const name = call.name.length > 200 ? `${call.name.slice(0, 200)}…` : call.name;
+    const what = ran(origin) ? `Tool ${name} ran, but its output` : `The result of tool ${name}`;
+    const fallback = message(
+      JSON.stringify({ error: `${what} ${why}; it was not stored` }),
+      'tool-output-error',
+    );
+    if (messageByteLength(fallback) <= scope.maxResultBytes) return fallback;
+    const { toolName: _omitted, ...withoutName } = fallback;
+    return withoutName;
   };
   const value = output === undefined ? null : output;
+  let json: string | undefined;
   try {
     assertPlainJson(value, 'output');
+    // Serialised once, here: a hidden toJSON, a Proxy or a getter can still make this differ
+    // from what was checked (even undefined), and content must be the text actually stored.
+    json = JSON.stringify(value) as string | undefined;
   } catch (error) {
     return unstored(`cannot be stored as JSON (${errorText(error)})`);
   }
-  const result = message(JSON.stringify(value), kind);
+  if (typeof json !== 'string') return unstored('cannot be stored as JSON (it serialises to nothing)');
+  const result = message(json, kind);
   const size = messageByteLength(result);
   if (size <= scope.maxResultBytes) return result;
   // One oversized output must not sink the results of its neighbours, nor wedge the session.

@@ -20,6 +20,7 @@ import {
   type SqliteMessageRow,
   type SqliteSessionRow,
   type SqliteTableNames,
+  snapshotInput,
   sqliteLeaseFree,
   sqliteSelectMessagesSql,
   sqliteSelectSessionSql,
@@ -106,7 +107,9 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       assertOpen();
       const bodies = validateAppendInput(sessionId, input, limits);
       const nowIso = new Date().toISOString();
@@ -118,7 +121,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       return { headSeq: input.expectedSeq + input.messages.length };
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
       const now = Date.now();
@@ -160,7 +164,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
         });
       const session = decodeSqliteSession(row);
       if (!ownerMatches(session, init)) throw new SessionAccessDeniedError({ sessionId });
-      if (session.lease?.holder !== holder) {
+      if (!session.lease || session.lease.holder !== holder) {
         throw new SessionBusyError({
           sessionId,
           retryAfterMs: session.lease ? retryAfterMs(session.lease, now) : 1,
@@ -242,18 +246,13 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       // One batch, one transaction: the page of candidates from the activity index, then the idle
       // and unleased ones among them lose their messages and their row. D1 runs the batch alone,
       // so both deletes see the same candidates and no append can land in between.
-      const candidates = `SELECT id FROM ${t.sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)
-        ORDER BY updated_at, id LIMIT ?4`;
-      const idle = `id IN (${candidates}) AND updated_at < ?1
+      const candidates = (columns: string) => `SELECT ${columns} FROM ${t.sessions}
+        WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3) ORDER BY updated_at, id LIMIT ?4`;
+      const idle = `id IN (${candidates('id')}) AND updated_at < ?1
         AND ${sqliteLeaseFree({ now: '?5' })}`;
       const values = [idleBefore, afterAt, afterId, limit, new Date().toISOString()];
       const [page, , gone] = await db.batch<{ id: string; updated_at: string }>([
-        db
-          .prepare(
-            `SELECT id, updated_at FROM ${t.sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)
-              ORDER BY updated_at, id LIMIT ?4`,
-          )
-          .bind(...values.slice(0, 4)),
+        db.prepare(candidates('id, updated_at')).bind(...values.slice(0, 4)),
         db
           .prepare(
             `DELETE FROM ${t.messages} WHERE session_id IN (SELECT id FROM ${t.sessions} WHERE ${idle})`,

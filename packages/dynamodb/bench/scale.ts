@@ -5,7 +5,12 @@
  * DynamoDB's, its request and item counts are. From packages/dynamodb:
  *   pnpm run scale                       # 2,000 sessions; SCALE_SESSIONS=… to change
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import {
+  machineInfo,
+  printScaleReport,
+  sweepIdleSessions,
+  timeOperation,
+} from '@agentstore/conformance/bench';
 import { launchDynamoDb } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -13,18 +18,6 @@ import { createTable, dynamodbStore } from '../src/index.ts';
 
 const SESSIONS = Number(process.env.SCALE_SESSIONS ?? 2_000);
 const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 20);
-
-async function timed(samples: number, op: () => Promise<unknown>) {
-  const times: number[] = [];
-  for (let i = 0; i < samples + 2; i++) {
-    const start = performance.now();
-    await op();
-    if (i >= 2) times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return `${at(0.5).toFixed(1)} (${at(0.1).toFixed(1)}–${at(0.9).toFixed(1)})`;
-}
 
 const message = (i: number): NewMessage => ({
   id: `m${i}`,
@@ -86,8 +79,8 @@ async function run(endpoint: string, sessions: number) {
     requests = 0;
     scanned = 0;
     await op();
-    const counts = `${requests} requests, ${scanned} index items read`;
-    rows.push([what, await timed(samples, op), counts]);
+    const counts = `${requests} requests, ${scanned} items read`;
+    rows.push([what, await timeOperation(samples, op), counts]);
   };
   for (const [what, filter] of [
     ['no filter', {}],
@@ -108,24 +101,11 @@ async function run(endpoint: string, sessions: number) {
   });
   requests = 0;
   scanned = 0;
-  const sweepStart = performance.now();
-  let cursor: string | null = null;
-  let deleted = 0;
-  let batches = 0;
-  do {
-    const page: Awaited<ReturnType<typeof store.deleteIdleSessions>> = await store.deleteIdleSessions({
-      idleBefore: cutoff,
-      limit: 500,
-      cursor,
-    });
-    deleted += page.deleted.length;
-    batches += 1;
-    cursor = page.nextCursor;
-  } while (cursor !== null);
+  const sweep = await sweepIdleSessions(store, cutoff, 500);
   rows.push([
-    `retention: ${deleted} idle sessions, batches of 500`,
-    `${((performance.now() - sweepStart) / 1000).toFixed(2)} s total`,
-    `${batches} calls, ${requests} requests, ${scanned} index items read`,
+    `retention: ${sweep.deleted} idle sessions, batches of 500`,
+    `${sweep.seconds.toFixed(2)} s total`,
+    `${sweep.batches} calls, ${requests} requests, ${scanned} items read`,
   ]);
   await client.send(new DeleteTableCommand({ TableName: tableName }));
   client.destroy();
@@ -137,21 +117,16 @@ async function run(endpoint: string, sessions: number) {
 
 const server = await launchDynamoDb();
 try {
-  console.log(
-    `# DynamoDB Local at size — ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')} at start, ${SAMPLES} samples per figure, ms median (p10–p90)\n`,
-  );
-  for (const sessions of [Math.max(20, SESSIONS / 100), SESSIONS]) {
-    const result = await run(server.info.endpoint, sessions);
-    console.log(`## ${result.label}\n\n| operation | ms | requests / items read |\n|---|---|---|`);
-    for (const [op, time, note] of result.rows) console.log(`| ${op} | ${time} | ${note} |`);
-    console.log('');
-  }
-  console.log(
-    `load average at end ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
+  const atStart = machineInfo();
+  const results = [];
+  for (const sessions of [Math.max(20, SESSIONS / 100), SESSIONS])
+    results.push(await run(server.info.endpoint, sessions));
+  printScaleReport(
+    'DynamoDB Local at size',
+    SAMPLES,
+    ['operation', 'ms', 'requests / items read'],
+    results,
+    atStart,
   );
 } finally {
   await server.stop();

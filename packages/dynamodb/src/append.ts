@@ -3,6 +3,7 @@ import { validateAppendInput } from '@agentstore/core/store';
 import { type CancellationReason, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { appendToken, buildAppendTransaction, messagePuts } from './append-transaction.ts';
 import { backoff, errorName, type StoreContext } from './context.ts';
+import { purgeOrphanMessages } from './orphans.ts';
 import { storedHeadSeq } from './session-item.ts';
 
 const MAX_ATTEMPTS = 5;
@@ -23,7 +24,7 @@ function cancellationError(
   sessionId: string,
   input: AppendInput,
   reasons: CancellationReason[],
-): Error | 'retry' | null {
+): Error | 'retry' | 'orphans' | null {
   const [session, ...puts] = reasons;
   if (session?.Code === 'ConditionalCheckFailed') {
     const actualSeq = storedHeadSeq(session.Item);
@@ -37,6 +38,9 @@ function cancellationError(
     });
   }
   if (puts.some((reason) => reason.Code === 'ConditionalCheckFailed')) {
+    // The session is empty (its guard passed) yet message items exist: leftovers of a session
+    // that expired or whose deletion was cut short.
+    if (input.expectedSeq === 0 && session?.Code === 'None') return 'orphans';
     return new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: null });
   }
   if (reasons.some((reason) => TRANSIENT.has(reason.Code ?? ''))) return 'retry';
@@ -69,6 +73,7 @@ export async function appendMessages(
       ),
     );
   let command = build();
+  let purged = false;
   for (let attempt = 1; ; attempt++) {
     try {
       // Success, including a resend of this token after a commit whose response was lost.
@@ -82,6 +87,14 @@ export async function appendMessages(
         const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
         const mapped = cancellationError(sessionId, input, reasons);
         if (mapped instanceof Error) throw mapped;
+        if (mapped === 'orphans') {
+          if (purged || !(await purgeOrphanMessages(context, sessionId))) {
+            throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: null });
+          }
+          purged = true;
+          command = build();
+          continue;
+        }
         // Cancelled means nothing was written; resend under a new token so no server-side
         // memory of the cancelled one can answer for it.
         if (mapped === 'retry') retry = fresh = true;

@@ -1,5 +1,5 @@
 import { type AgentStore, InvalidArgumentError, SchemaMissingError } from '@agentstore/core';
-import { mapStoreErrors, validateRetentionInput } from '@agentstore/core/store';
+import { mapStoreErrors, snapshotInput, validateRetentionInput } from '@agentstore/core/store';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
 import { errorName, type StoreContext } from './context.ts';
@@ -87,8 +87,16 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
     durable: true,
     limits,
     load: async (sessionId, loadOptions) => loadSession(await open(), sessionId, loadOptions),
-    append: async (sessionId, input) => appendMessages(await open(), limits, sessionId, input),
-    acquireLease: async (sessionId, input) => acquireLease(await open(), sessionId, input),
+    // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON),
+    // taken before the table check so bad input fails before any I/O.
+    append: async (sessionId, input) => {
+      const snapshot = snapshotInput(input);
+      return appendMessages(await open(), limits, sessionId, snapshot);
+    },
+    acquireLease: async (sessionId, input) => {
+      const snapshot = snapshotInput(input);
+      return acquireLease(await open(), sessionId, snapshot);
+    },
     renewLease: async (sessionId, input) => renewLease(await open(), sessionId, input),
     releaseLease: async (sessionId, input) => releaseLease(await open(), sessionId, input),
     listSessions: async (input) => listSessions(await open('indexes'), input),

@@ -1,5 +1,5 @@
-import { type DeleteIdleSessionsResult, InvalidArgumentError } from '@agentstore/core';
-import type { RetentionRequest } from '@agentstore/core/store';
+import type { DeleteIdleSessionsResult } from '@agentstore/core';
+import { parseRetentionCursor, type RetentionRequest } from '@agentstore/core/store';
 import {
   type AttributeValue,
   DeleteItemCommand,
@@ -18,24 +18,18 @@ type SweepPosition = [shard: number, startKey: Item | null];
 
 function decodePosition(cursor: string | null): SweepPosition {
   if (cursor === null) return [0, null];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(cursor);
-  } catch {
-    parsed = null;
-  }
-  const valid =
-    Array.isArray(parsed) &&
-    parsed.length === 2 &&
-    Number.isSafeInteger(parsed[0]) &&
-    parsed[0] >= 0 &&
-    parsed[0] < SHARDS &&
-    (parsed[1] === null ||
-      (typeof parsed[1] === 'object' &&
-        Object.values(parsed[1] as object).every((v) => typeof v === 'object' && v !== null)));
-  if (!valid)
-    throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
-  return parsed as SweepPosition;
+  return parseRetentionCursor(
+    cursor,
+    (parsed): parsed is SweepPosition =>
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      Number.isSafeInteger(parsed[0]) &&
+      parsed[0] >= 0 &&
+      parsed[0] < SHARDS &&
+      (parsed[1] === null ||
+        (typeof parsed[1] === 'object' &&
+          Object.values(parsed[1] as object).every((v) => typeof v === 'object' && v !== null))),
+  );
 }
 
 const isConditionFailure = (error: unknown) => errorName(error) === 'ConditionalCheckFailedException';

@@ -6,7 +6,12 @@
  *   SCALE_SESSIONS=1000 pnpm run scale     # smaller full size; the reduced run is always 1/100th
  * Prints a markdown table: median (p10–p90) ms over SCALE_SAMPLES calls, and the plan of each read.
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import {
+  machineInfo,
+  printScaleReport,
+  sweepIdleSessions,
+  timeOperation,
+} from '@agentstore/conformance/bench';
 import { launchPostgres } from '@agentstore/conformance/launchers';
 import pg from 'pg';
 import { postgresStore } from '../src/index.ts';
@@ -30,18 +35,6 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
-
-async function timed(samples: number, op: () => Promise<unknown>) {
-  const times: number[] = [];
-  for (let i = 0; i < samples + 3; i++) {
-    const start = performance.now();
-    await op();
-    if (i >= 3) times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return `${at(0.5).toFixed(2)} (${at(0.1).toFixed(2)}–${at(0.9).toFixed(2)})`;
-}
 
 async function run(pool: pg.Pool, sessions: number, perSession: number, long: number) {
   const schema = `scale_${sessions}_${Date.now().toString(36)}`;
@@ -98,7 +91,7 @@ FROM generate_series(2, ${sessions}) AS s, generate_series(1, ${perSession}) AS 
     const page = sql.list({ limit: 50, ...filter });
     rows.push([
       `listSessions ${what} (50)`,
-      await timed(SAMPLES, () => store.listSessions({ ...filter, limit: 50 })),
+      await timeOperation(SAMPLES, () => store.listSessions({ ...filter, limit: 50 })),
       await explain(page.text, page.values),
     ]);
   };
@@ -110,19 +103,19 @@ FROM generate_series(2, ${sessions}) AS s, generate_series(1, ${perSession}) AS 
   await listCase('by tenant + agent', { tenantId: 'tenant-7', agentName: 'agent-7' });
   rows.push([
     `load, ${perSession} messages`,
-    await timed(SAMPLES, () => store.load('s-00000500')),
+    await timeOperation(SAMPLES, () => store.load('s-00000500')),
     await explain(sql.load, ['s-00000500', 0]),
   ]);
   rows.push([
     `load, ${long} messages`,
-    await timed(Math.max(5, SAMPLES / 6), () => store.load('s-00000001')),
+    await timeOperation(Math.max(5, SAMPLES / 6), () => store.load('s-00000001')),
     await explain(sql.load, ['s-00000001', 0]),
   ]);
   let head = perSession;
   const appendId = `s-${String(Math.floor(sessions / 2)).padStart(8, '0')}`;
   rows.push([
     'append 1 message at the head',
-    await timed(SAMPLES, async () => {
+    await timeOperation(SAMPLES, async () => {
       await store.append(appendId, {
         expectedSeq: head,
         messages: [
@@ -146,31 +139,9 @@ FROM generate_series(2, ${sessions}) AS s, generate_series(1, ${perSession}) AS 
     .filter((x) => /Scan/.test(x['Node Type']) && x['Index Name'])
     .map((x) => x['Index Name']!.replace('agentstore_', ''));
   const sweep = async () => {
-    const start = performance.now();
-    let cursor: string | null = null;
-    let deleted = 0;
-    let batches = 0;
-    const batchTimes: number[] = [];
-    do {
-      const batchStart = performance.now();
-      const page: Awaited<ReturnType<typeof store.deleteIdleSessions>> = await store.deleteIdleSessions({
-        idleBefore: cutoff,
-        limit: 500,
-        cursor,
-      });
-      batchTimes.push(performance.now() - batchStart);
-      deleted += page.deleted.length;
-      batches += 1;
-      cursor = page.nextCursor;
-    } while (cursor !== null);
-    batchTimes.sort((a, b) => a - b);
-    const total = ((performance.now() - start) / 1000).toFixed(2);
-    const median = batchTimes[Math.floor(batchTimes.length / 2)]!.toFixed(1);
-    return {
-      deleted,
-      batches,
-      time: `${total} s total; per batch ${median} ms median, ${batchTimes.at(-1)!.toFixed(1)} max`,
-    };
+    const result = await sweepIdleSessions(store, cutoff, 500);
+    const time = `${result.seconds.toFixed(2)} s total; per batch ${result.batchMs.median.toFixed(1)} ms median, ${result.batchMs.max.toFixed(1)} max`;
+    return { ...result, time };
   };
   // Every seeded session was created before the cutoff, so the first sweep also moves the active
   // ones' index key up to their last append; a second sweep with the same cutoff finds none.
@@ -196,25 +167,21 @@ FROM generate_series(2, ${sessions}) AS s, generate_series(1, ${perSession}) AS 
 const server = await launchPostgres();
 const pool = new pg.Pool({ connectionString: server.info.url, max: 4 });
 try {
+  const atStart = machineInfo();
   const { rows: version } = await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v");
-  console.log(
-    `# Postgres ${version[0]!.v} at size — ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')} at start, ${SAMPLES} samples per figure, ms median (p10–p90)\n`,
-  );
+  const results = [];
   for (const [sessions, perSession, long] of [
     [Math.max(10, SESSIONS / 100), PER_SESSION, Math.max(10, LONG / 100)],
     [SESSIONS, PER_SESSION, LONG],
   ] as const) {
-    const result = await run(pool, sessions, perSession, long);
-    console.log(`## ${result.label}\n\n| operation | ms | plan |\n|---|---|---|`);
-    for (const [op, time, plan] of result.rows) console.log(`| ${op} | ${time} | ${plan} |`);
-    console.log('');
+    results.push(await run(pool, sessions, perSession, long));
   }
-  console.log(
-    `load average at end ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
+  printScaleReport(
+    `Postgres ${version[0]!.v} at size`,
+    SAMPLES,
+    ['operation', 'ms', 'plan'],
+    results,
+    atStart,
   );
 } finally {
   await pool.end();

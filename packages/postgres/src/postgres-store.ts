@@ -19,6 +19,7 @@ import {
   mapStoreErrors,
   ownerMatches,
   retryAfterMs,
+  snapshotInput,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -187,7 +188,9 @@ export function postgresStore(
       return { session, messages };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       assertOpen();
       validateAppendInput(sessionId, input, limits);
       const now = Date.now();
@@ -255,7 +258,8 @@ export function postgresStore(
       throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
       if (typeof holder !== 'string' || holder.length === 0) {

@@ -4,7 +4,12 @@
  * to the same figures at 1/100th of the size. Not in CI. From packages/redis:
  *   pnpm run scale                        # 20,000 sessions; SCALE_SESSIONS=… to change
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import {
+  machineInfo,
+  printScaleReport,
+  sweepIdleSessions,
+  timeOperation,
+} from '@agentstore/conformance/bench';
 import { launchRedis } from '@agentstore/conformance/launchers';
 import type { NewMessage, SessionInit } from '@agentstore/core';
 import { Redis } from 'ioredis';
@@ -27,18 +32,6 @@ function counter(client: Redis) {
       return count;
     },
   };
-}
-
-async function timed(samples: number, op: () => Promise<unknown>) {
-  const times: number[] = [];
-  for (let i = 0; i < samples + 3; i++) {
-    const start = performance.now();
-    await op();
-    if (i >= 3) times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return `${at(0.5).toFixed(2)} (${at(0.1).toFixed(2)}–${at(0.9).toFixed(2)})`;
 }
 
 const message = (i: number): NewMessage => ({
@@ -98,7 +91,7 @@ async function run(url: string, sessions: number) {
     const commands = sent.count;
     rows.push([
       `listSessions ${what} (50)`,
-      await timed(SAMPLES, () => store.listSessions({ ...filter, limit: 50 })),
+      await timeOperation(SAMPLES, () => store.listSessions({ ...filter, limit: 50 })),
       `${commands} commands`,
     ]);
   };
@@ -112,35 +105,26 @@ async function run(url: string, sessions: number) {
   sent.reset();
   await store.load(id);
   const loadCommands = sent.count;
-  rows.push(['load, 2 messages', await timed(SAMPLES, () => store.load(id)), `${loadCommands} command`]);
+  rows.push([
+    'load, 2 messages',
+    await timeOperation(SAMPLES, () => store.load(id)),
+    `${loadCommands} command`,
+  ]);
   let head = 2;
   rows.push([
     'append 1 message at the head',
-    await timed(SAMPLES, async () => {
+    await timeOperation(SAMPLES, async () => {
       await store.append(id, { expectedSeq: head, messages: [message(head)], lease: null });
       head += 1;
     }),
     '1 command',
   ]);
   sent.reset();
-  const sweepStart = performance.now();
-  let cursor: string | null = null;
-  let deleted = 0;
-  let batches = 0;
-  do {
-    const page: Awaited<ReturnType<typeof store.deleteIdleSessions>> = await store.deleteIdleSessions({
-      idleBefore: cutoff,
-      limit: 500,
-      cursor,
-    });
-    deleted += page.deleted.length;
-    batches += 1;
-    cursor = page.nextCursor;
-  } while (cursor !== null);
+  const sweep = await sweepIdleSessions(store, cutoff, 500);
   rows.push([
-    `retention: ${deleted} idle sessions, batches of 500`,
-    `${((performance.now() - sweepStart) / 1000).toFixed(2)} s total`,
-    `${batches} calls, ${sent.count} commands (${(sent.count / Math.max(1, deleted)).toFixed(1)} per deleted session)`,
+    `retention: ${sweep.deleted} idle sessions, batches of 500`,
+    `${sweep.seconds.toFixed(2)} s total`,
+    `${sweep.batches} calls, ${sent.count} commands (${(sent.count / Math.max(1, sweep.deleted)).toFixed(1)} per deleted session)`,
   ]);
   rows.push([
     'memory',
@@ -162,24 +146,19 @@ async function run(url: string, sessions: number) {
 
 const server = await launchRedis();
 try {
+  const atStart = machineInfo();
   const info = new Redis(server.info.url);
   const version = /redis_version:(\S+)/.exec(String(await info.info('server')))?.[1];
   await info.quit();
-  console.log(
-    `# Redis ${version} at size — ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')} at start, ${SAMPLES} samples per figure, ms median (p10–p90)\n`,
-  );
-  for (const sessions of [Math.max(100, SESSIONS / 100), SESSIONS]) {
-    const result = await run(server.info.url, sessions);
-    console.log(`## ${result.label}\n\n| operation | ms | commands / notes |\n|---|---|---|`);
-    for (const [op, time, note] of result.rows) console.log(`| ${op} | ${time} | ${note} |`);
-    console.log('');
-  }
-  console.log(
-    `load average at end ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
+  const results = [];
+  for (const sessions of [Math.max(100, SESSIONS / 100), SESSIONS])
+    results.push(await run(server.info.url, sessions));
+  printScaleReport(
+    `Redis ${version} at size`,
+    SAMPLES,
+    ['operation', 'ms', 'commands / notes'],
+    results,
+    atStart,
   );
 } finally {
   await server.stop();

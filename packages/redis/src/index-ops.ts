@@ -6,7 +6,7 @@ import {
   type SessionInit,
   type SessionRecord,
 } from '@agentstore/core';
-import type { RetentionRequest } from '@agentstore/core/store';
+import { parseRetentionCursor, type RetentionRequest } from '@agentstore/core/store';
 import type { Cluster, Redis } from 'ioredis';
 import { INDEX_BUCKETS, type IndexKeys, type IndexKind } from './indexes.ts';
 import { indexMember, type KeySpace, sessionIdFromMember } from './keys.ts';
@@ -65,7 +65,7 @@ export async function removeFromIndexes(ctx: IndexContext, sessionId: string, fi
  * slots): remove, then look again and put it back if the session exists by now; a creation
  * re-adds its entries after creating, so an entry is never lost whichever way the two interleave.
  */
-async function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
+export async function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
   const member = indexMember(sessionId);
   const sessionKey = ctx.keys.session(sessionId).session;
   if (!ctx.isCluster) {
@@ -135,24 +135,17 @@ type SweepPosition = [bucket: number, score: number, member: string];
 
 function decodePosition(cursor: string | null): SweepPosition {
   if (cursor === null) return [0, Number.NEGATIVE_INFINITY, ''];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(cursor);
-  } catch {
-    parsed = null;
-  }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 3 ||
-    !Number.isSafeInteger(parsed[0]) ||
-    parsed[0] < 0 ||
-    parsed[0] >= INDEX_BUCKETS ||
-    typeof parsed[1] !== 'number' ||
-    typeof parsed[2] !== 'string'
-  ) {
-    throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
-  }
-  return parsed as SweepPosition;
+  return parseRetentionCursor(
+    cursor,
+    (parsed): parsed is SweepPosition =>
+      Array.isArray(parsed) &&
+      parsed.length === 3 &&
+      Number.isSafeInteger(parsed[0]) &&
+      parsed[0] >= 0 &&
+      parsed[0] < INDEX_BUCKETS &&
+      typeof parsed[1] === 'number' &&
+      typeof parsed[2] === 'string',
+  );
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   UnexpectedReplyError,
 } from '@agentstore/core';
 import {
+  snapshotInput,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -250,7 +251,9 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       return { session: raw.session, messages };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       assertOpen();
       validateAppendInput(sessionId, input, limits);
       const now = Date.now();
@@ -316,7 +319,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       }
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
       // No run starts on a server whose persistence was never checked or fell short; a node that

@@ -22,6 +22,7 @@ import {
   type RetentionRequest,
   retryAfterMs,
   type SqliteSessionRow,
+  snapshotInput,
   sqliteTableNames,
   validateAcquireLeaseInput,
   validateAppendInput,
@@ -261,7 +262,9 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return p.load(sessionId, afterSeq);
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
+      const input = snapshotInput(given);
       const p = ready();
       const encoded = validateAppendInput(sessionId, input, limits);
       const { messages, expectedSeq } = input;
@@ -299,7 +302,8 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return { headSeq: expectedSeq + messages.length };
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
+    async acquireLease(sessionId, given) {
+      const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       const p = ready();
       return p.acquire(sessionId, holder, init, Date.now(), ttlMs);

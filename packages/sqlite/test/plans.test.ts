@@ -66,8 +66,11 @@ ANALYZE;`);
   });
 
   it('load reads the messages by their primary key, in order, without a sort', () => {
-    const text = plan(s.selectMessages.source, ['s-000001', 0]).join(' | ');
-    expect(text).toMatch(/SEARCH agentstore_messages USING PRIMARY KEY/);
+    const text = plan(s.selectMessages.source, [{ sessionId: 's-000001', afterSeq: 0 }]).join(' | ');
+    // The (session_id, seq) primary key: the table's own b-tree, or its index on a rowid table.
+    expect(text).toMatch(
+      /SEARCH agentstore_messages USING (PRIMARY KEY|INDEX sqlite_autoindex_agentstore_messages_1) \(session_id=\? AND seq>\?\)/,
+    );
     expect(text).not.toMatch(/TEMP B-TREE/);
   });
 

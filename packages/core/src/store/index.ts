@@ -11,6 +11,7 @@ export {
   isWellFormedText,
   MAX_JSON_DEPTH,
   MAX_JSON_NODES,
+  snapshotInput,
 } from '../json-boundary.ts';
 export {
   appendLeaseMatches,
@@ -32,6 +33,7 @@ export {
   decodeRetentionCursor,
   encodeRetentionCursor,
   MAX_RETENTION_BATCH,
+  parseRetentionCursor,
   type RetentionRequest,
   validateRetentionInput,
 } from '../retention.ts';
