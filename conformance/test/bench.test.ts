@@ -316,4 +316,21 @@ describe('bench options and progress', () => {
     lines.finish();
     expect(plain).toEqual(['agentstore-bench: sqlite (2/2) loop\n']);
   });
+
+  it('keeps the whole line when the terminal reports zero or no columns, and clips to a narrow one', () => {
+    const progress = { store: 'sqlite', storeIndex: 1, storeCount: 2, phaseIndex: 2, phaseCount: 4 } as const;
+    const drawn = (columns: number | undefined) => {
+      const out: string[] = [];
+      const bar = createProgress({
+        isTTY: true,
+        ...(columns === undefined ? {} : { columns }),
+        write: (t) => out.push(t),
+      });
+      bar.update({ ...progress, phase: 'loop', done: 4, total: 4 });
+      return out[0]!.slice('\r\x1b[2K'.length);
+    };
+    expect(drawn(0)).toMatch(/sqlite \(2\/2\): loop 4\/4$/);
+    expect(drawn(undefined)).toMatch(/sqlite \(2\/2\): loop 4\/4$/);
+    expect(drawn(11)).toHaveLength(10);
+  });
 });

@@ -65,8 +65,9 @@ export function createProgress(stream: ProgressStream): ProgressReporter {
       const filled = Math.round(fraction * BAR_WIDTH);
       const bar = `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}]`;
       const line = `${bar} ${String(Math.round(fraction * 100)).padStart(3)}%  ${position}: ${describePhase(p)}`;
-      const width = (stream.columns ?? 100) - 1;
-      stream.write(`\r\x1b[2K${line.slice(0, width)}`);
+      // Terminals that report no width (0 or undefined, e.g. some CI ptys) get the whole line.
+      const columns = stream.columns ?? 0;
+      stream.write(`\r\x1b[2K${columns > 1 ? line.slice(0, columns - 1) : line}`);
       drawn = true;
     },
     finish() {

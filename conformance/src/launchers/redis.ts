@@ -229,31 +229,48 @@ export interface RedisClusterInfo {
   nodes: { host: string; port: number }[];
 }
 
+export interface LaunchedRedisCluster extends LaunchedServer<RedisClusterInfo> {
+  /** `kill -9` of the node on `port` (a cluster this process started): a crash, for failover tests. */
+  killNode(port: number): void;
+}
+
 /**
  * `AGENTSTORE_REDIS_CLUSTER_NODES` (`host:port,host:port,…`) when set; otherwise `masters`
- * (default 3) local `redis-server --cluster-enabled yes` processes joined with
- * `redis-cli --cluster create … --cluster-replicas 0`, AOF always, removed by `stop`.
+ * (default 3) local `redis-server --cluster-enabled yes` processes, each with `replicas` replicas
+ * (default 0), joined with `redis-cli --cluster create … --cluster-replicas N`, AOF always,
+ * removed by `stop`. With replicas, `cluster-node-timeout` is 2 s, so a killed master's replica
+ * takes over within seconds.
  */
 export async function launchRedisCluster(
-  options: { masters?: number } = {},
-): Promise<LaunchedServer<RedisClusterInfo>> {
+  options: { masters?: number; replicas?: number } = {},
+): Promise<LaunchedRedisCluster> {
   const external = process.env.AGENTSTORE_REDIS_CLUSTER_NODES;
   if (external) {
     const nodes = external.split(',').map((entry) => {
       const [host, port] = entry.trim().split(':');
       return { host: host || '127.0.0.1', port: Number(port) };
     });
-    return { info: { nodes }, owned: false, async stop() {} };
+    return {
+      info: { nodes },
+      owned: false,
+      async stop() {},
+      killNode() {
+        throw new Error(
+          'killNode() needs a cluster this process started; unset AGENTSTORE_REDIS_CLUSTER_NODES',
+        );
+      },
+    };
   }
 
   const binary = redisServerBinary();
   const cli = findBinary('redis-cli', SBIN_DIRS);
   if (!cli) throw new MissingServerBinaryError('redis-cli', INSTALL_HINT);
   const masters = options.masters ?? 3;
+  const replicas = options.replicas ?? 0;
   const servers: SpawnedRedis[] = [];
   const stopAll = () => Promise.all(servers.map(dispose));
   try {
-    for (let i = 0; i < masters; i++) {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       // The bus port is chosen too: the default (port + 10000) may be taken or out of range.
       const busPort = await freePort();
       const server = await spawnRedis(
@@ -265,6 +282,7 @@ export async function launchRedisCluster(
           String(busPort),
           '--cluster-config-file',
           'nodes.conf',
+          ...(replicas > 0 ? ['--cluster-node-timeout', '2000'] : []),
         ],
         'always',
       );
@@ -272,7 +290,14 @@ export async function launchRedisCluster(
       track(server);
     }
     const addresses = servers.map((s) => `127.0.0.1:${s.port}`);
-    await run(cli, ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+    await run(cli, [
+      '--cluster',
+      'create',
+      ...addresses,
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ]);
     await waitUntil(
       async () => {
         for (const s of servers) {
@@ -295,6 +320,11 @@ export async function launchRedisCluster(
       if (stopped) return;
       stopped = true;
       await stopAll();
+    },
+    killNode(port) {
+      const server = servers.find((s) => s.port === port);
+      if (!server) throw new Error(`no node of this cluster listens on ${port}`);
+      killNow(server);
     },
   };
 }

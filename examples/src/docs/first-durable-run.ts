@@ -25,6 +25,9 @@ export async function firstDurableRun(llm: LlmAdapter) {
       sessionId: 'customer-17:ticket-4',
       ownerId: 'customer-17',
       message: 'Where is order 9?',
+      // The id of this user turn (e.g. your request id): a rerun after a crash stores it once,
+      // where a rerun without it would append the same question a second time.
+      messageId: 'request-5f1c',
       llm,
     });
     return result.response;

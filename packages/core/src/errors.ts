@@ -269,6 +269,52 @@ export class SchemaValidationError extends AgentStoreError {
 }
 
 /**
+ * The store's schema (tables, index, table) does not exist yet. Server backends never create it
+ * behind your back (a deploy role may lack the right, and DDL belongs at deploy time): `fix` is
+ * the exact call that creates it. SQLite creates its tables when opened; Redis needs none.
+ */
+export class SchemaMissingError extends AgentStoreError {
+  readonly code = 'SCHEMA_MISSING' as const;
+  /** The adapter package, e.g. `@agentstore/postgres`. */
+  readonly store: string;
+  /** What is missing, as the backend named it. */
+  readonly missing: string;
+  /** The call that creates it, e.g. `await store.migrate()`. */
+  readonly fix: string;
+  constructor(facts: { store: string; missing: string; fix: string }, options?: { cause?: unknown }) {
+    super(
+      `${facts.store}: ${facts.missing} does not exist: the schema is not set up. Fix: ${facts.fix}`,
+      options,
+    );
+    this.store = facts.store;
+    this.missing = facts.missing;
+    this.fix = facts.fix;
+  }
+}
+
+/**
+ * The store, or the server behind it, is set up in a way that breaks it or one of its guarantees
+ * (a transaction pooler that drops prepared statements, a table with another key layout, TTL
+ * off while `ttlSeconds` is set, a Redis server that does not persist). `fix` says what to change.
+ */
+export class StoreConfigurationError extends AgentStoreError {
+  readonly code = 'STORE_CONFIGURATION' as const;
+  readonly store: string;
+  /** A stable name for the problem, e.g. `prepared-statements-behind-pooler`. */
+  readonly problem: string;
+  readonly fix: string;
+  constructor(
+    facts: { store: string; problem: string; detail: string; fix: string },
+    options?: { cause?: unknown },
+  ) {
+    super(`${facts.store}: ${facts.detail} Fix: ${facts.fix}`, options);
+    this.store = facts.store;
+    this.problem = facts.problem;
+    this.fix = facts.fix;
+  }
+}
+
+/**
  * The backend answered in a way the adapter does not understand (a script's unknown reply tag, a
  * row of the wrong shape, a missing row right after a write). For a write, its outcome is unknown:
  * the run settles it by re-reading, as after a dropped connection.
@@ -330,6 +376,8 @@ export interface AgentStoreErrorsByCode {
   APPROVAL_REQUIRED: ApprovalRequiredError;
   INVALID_APPROVAL: InvalidApprovalError;
   SCHEMA_VALIDATION: SchemaValidationError;
+  SCHEMA_MISSING: SchemaMissingError;
+  STORE_CONFIGURATION: StoreConfigurationError;
   UNEXPECTED_REPLY: UnexpectedReplyError;
   SCHEMA_VERSION_UNSUPPORTED: SchemaVersionError;
 }
@@ -367,6 +415,8 @@ const KNOWN_CODES: ReadonlySet<string> = new Set<AgentStoreErrorCode>([
   'APPROVAL_REQUIRED',
   'INVALID_APPROVAL',
   'SCHEMA_VALIDATION',
+  'SCHEMA_MISSING',
+  'STORE_CONFIGURATION',
   'UNEXPECTED_REPLY',
   'SCHEMA_VERSION_UNSUPPORTED',
 ]);

@@ -25,7 +25,7 @@ export type {
 export { RESULT_ORIGINS, ROLES } from './records.ts';
 export { MAX_RETENTION_BATCH } from './retention.ts';
 export { type RunOptions, type RunResult, run } from './run.ts';
-export { loadSessionAt } from './session-at.ts';
+export { type LoadResultAt, loadSessionAt, type SessionAsOf } from './session-at.ts';
 export {
   APPROVAL_DECIDED,
   APPROVAL_REQUESTED,
@@ -47,7 +47,7 @@ export type {
   SessionInit,
   StoreLimits,
 } from './store.ts';
-export { renderTimeline } from './timeline.ts';
+export { describeOrigin, renderTimeline } from './timeline.ts';
 export {
   type AnyTool,
   type ReconcileResult,

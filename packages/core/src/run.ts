@@ -7,7 +7,12 @@ import {
   type PendingApproval,
   toPendingApproval,
 } from './approvals.ts';
-import { InvalidArgumentError, isAgentStoreError, MemoryStoreNotDurableError } from './errors.ts';
+import {
+  InvalidArgumentError,
+  isAgentStoreError,
+  MemoryStoreNotDurableError,
+  StoreConfigurationError,
+} from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 import { type ModelView, modelView } from './model-view.ts';
@@ -498,7 +503,11 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       reason: 'is required with a sessionId (a durable run needs a store)',
     });
   }
-  if (store && sessionId !== undefined && !store.durable) throw new MemoryStoreNotDurableError({ sessionId });
+  if (store && sessionId !== undefined && !store.durable) {
+    const problem = store.durabilityProblem;
+    if (problem) throw new StoreConfigurationError({ ...problem, problem: 'store-not-durable' });
+    throw new MemoryStoreNotDurableError({ sessionId });
+  }
   const outer = options.signal ?? new AbortController().signal;
   const tools = { ...agent.tools, ...options.tools };
   const ownerId = options.ownerId ?? null;

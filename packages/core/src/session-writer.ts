@@ -20,6 +20,15 @@ export interface MessageLedger {
 /** How many times an append whose outcome was unknown, and proven not landed, is tried again. */
 const MAX_UNKNOWN_OUTCOME_RETRIES = 3;
 
+/**
+ * Waits between re-reads of an append whose outcome is unknown, when the re-read itself fails:
+ * about 21 s in all, longer than a Redis Cluster master election with the default
+ * `cluster-node-timeout` (15 s), after which the outcome is reported unknown.
+ */
+export const REREAD_RETRY_DELAYS_MS: readonly number[] = [
+  100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000, 5_000,
+];
+
 const withSeqs = (messages: NewMessage[], expectedSeq: number): MessageRecord[] =>
   messages.map((message, i) => ({ ...message, seq: expectedSeq + i + 1 }));
 
@@ -118,13 +127,27 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
   const { store, sessionId } = options;
   let headSeq = options.headSeq;
 
-  /** true: our messages are there; false: nothing landed after expectedSeq. */
+  /**
+   * true: our messages are there; false: nothing landed after expectedSeq. A re-read that fails
+   * with a transport error (a cluster electing a new master, a restarting server) is tried again
+   * within REREAD_RETRY_DELAYS_MS before the outcome is declared unknown.
+   */
   async function landed(expectedSeq: number, messages: NewMessage[], cause: unknown): Promise<boolean> {
     let reread: Awaited<ReturnType<AgentStore['load']>>;
-    try {
-      reread = await store.load(sessionId, { afterSeq: expectedSeq });
-    } catch (error) {
-      throw new AppendOutcomeUnknownError({ sessionId, expectedSeq, rereadError: error }, { cause });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        reread = await store.load(sessionId, { afterSeq: expectedSeq });
+        break;
+      } catch (error) {
+        // Waiting heals transport errors, not our own typed errors (a corrupt record) nor an
+        // error that declares `retryable: false` (a closed client, a simulated dead process).
+        const permanent = isAgentStoreError(error) || (error as { retryable?: unknown })?.retryable === false;
+        const delay = permanent ? undefined : REREAD_RETRY_DELAYS_MS[attempt];
+        if (delay === undefined) {
+          throw new AppendOutcomeUnknownError({ sessionId, expectedSeq, rereadError: error }, { cause });
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
     if (!reread || reread.session.headSeq === expectedSeq) return false;
     const ours = messages.every((message, i) => reread.messages[i]?.id === message.id);

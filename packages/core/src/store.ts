@@ -102,11 +102,17 @@ export interface StoreLimits {
 
 /**
  * The durable store behind `run()`. Every method is async; an adapter is a factory returning
- * a plain object. See DESIGN.md for the full contract; `@agentstore/conformance` checks it.
+ * a plain object. The contract is documented method by method below and in
+ * docs/custom-store.md; `@agentstore/conformance` checks a store against it.
  */
 export interface AgentStore {
   /** True when an acknowledged append survives the process and the machine. */
   readonly durable: boolean;
+  /**
+   * Optional: when `durable` is false because of how the backend is set up (not by design, as
+   * for `memoryStore()`), what is wrong and what to change. `run()` refuses with it.
+   */
+  readonly durabilityProblem?: { store: string; detail: string; fix: string } | null;
   readonly limits: StoreLimits;
   /**
    * For a store that judges lease expiry by its clients' clocks (a backend without a server

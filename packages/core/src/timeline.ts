@@ -1,4 +1,5 @@
 import type { MessageRecord } from './records.ts';
+import type { LoadResultAt } from './session-at.ts';
 import { APPROVAL_DECIDED, APPROVAL_REQUESTED, foldSession } from './session-fold.ts';
 import type { LoadResult } from './store.ts';
 
@@ -18,26 +19,58 @@ const RESULT_LABELS: Record<string, string> = {
   'tool-cancelled': 'cancelled',
 };
 
+/** Words for each stored `origin.via` (see `ResultOrigin`); an unknown value is shown as is. */
+const ORIGIN_LABELS: Record<string, string> = {
+  reconciled: 'reconciled',
+  'durability-error': 'durability error',
+  rejected: 'rejected by approval',
+  cancelled: 'cancelled',
+  'invalid-call': 'invalid call',
+};
+
+/**
+ * How a result was obtained, from its stored `origin`: the first run of its handler, a
+ * re-invocation after a crash (with its attempt), reconciled, a durability error… Sessions written
+ * before results recorded it have none: then nothing is shown.
+ */
+export function describeOrigin(result: MessageRecord): string | null {
+  const origin = result.origin as { via?: unknown; attempt?: unknown } | undefined;
+  if (typeof origin !== 'object' || origin === null || typeof origin.via !== 'string') return null;
+  const attempt = typeof origin.attempt === 'number' ? origin.attempt : 1;
+  if (origin.via === 'handler')
+    return attempt > 1 ? `re-invoked after a crash, attempt ${attempt}` : 'first run';
+  const label = ORIGIN_LABELS[origin.via] ?? origin.via;
+  return attempt > 1 ? `${label}, attempt ${attempt}` : label;
+}
+
 function describeResult(result: MessageRecord | null): string {
   if (!result) return '… no result';
   const label = RESULT_LABELS[result.kind ?? ''] ?? 'ok';
-  return `#${result.seq} ${label} ${clip(result.content)}`;
+  const origin = describeOrigin(result);
+  return `#${result.seq} ${label}${origin === null ? '' : ` (${origin})`} ${clip(result.content)}`;
 }
 
 /**
  * A session as a readable tree: each message by seq, each tool call under its assistant
- * message with its result, approvals and the lease. What `agentstore inspect` prints.
+ * message with its result (and how it was obtained, when recorded), approvals and the lease.
+ * What `agentstore inspect` prints; a view from `loadSessionAt` says what it cannot know.
  */
-export function renderTimeline(loaded: LoadResult, now = Date.now()): string {
+export function renderTimeline(loaded: LoadResult | LoadResultAt, now = Date.now()): string {
   const { session, messages } = loaded;
+  const asOf = 'asOf' in loaded ? loaded.asOf : null;
   const folded = foldSession(messages, session);
-  const lease = session.lease
-    ? `held by ${session.lease.holder} (epoch ${session.lease.epoch}) until ${session.lease.expiresAt}` +
-      (Date.parse(session.lease.expiresAt) <= now ? ' — expired' : '')
-    : 'free';
+  const lease = asOf
+    ? `not known at seq ${asOf.seq} (the log does not record leases)`
+    : session.lease
+      ? `held by ${session.lease.holder} (epoch ${session.lease.epoch}) until ${session.lease.expiresAt}` +
+        (Date.parse(session.lease.expiresAt) <= now ? ' — expired' : '')
+      : 'free';
+  const updated = asOf
+    ? `updated ${session.updatedAt} (time of seq ${asOf.seq}; head today ${asOf.headSeqNow})`
+    : `updated ${session.updatedAt}`;
   const lines = [
     `session ${JSON.stringify(session.id)}  agent ${session.agentName}  owner ${session.ownerId ?? '-'}  tenant ${session.tenantId ?? '-'}`,
-    `head seq ${session.headSeq}  created ${session.createdAt}  updated ${session.updatedAt}`,
+    `head seq ${session.headSeq}  created ${session.createdAt}  ${updated}`,
     `lease ${lease}`,
     `status ${folded.status}${folded.response !== null ? `: ${clip(folded.response)}` : ''}`,
   ];

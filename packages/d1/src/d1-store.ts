@@ -2,6 +2,7 @@ import {
   type AgentStore,
   InvalidArgumentError,
   LeaseLostError,
+  SchemaMissingError,
   SessionAccessDeniedError,
   SessionBusyError,
   UnexpectedReplyError,
@@ -12,6 +13,7 @@ import {
   decodeSqliteSession,
   encodeRetentionCursor,
   expiryIso,
+  mapStoreErrors,
   ownerMatches,
   retryAfterMs,
   SQLITE_SESSION_COLUMNS,
@@ -78,7 +80,7 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
   const selectSession = (sessionId: string) =>
     db.prepare(sqliteSelectSessionSql(t, { sessionId: '?1' })).bind(sessionId);
 
-  return {
+  const store: D1AgentStore = {
     durable: true,
     limits,
     tables: t,
@@ -273,4 +275,19 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
       closed = true;
     },
   };
+  return mapStoreErrors(store, schemaMissing);
+}
+
+/** D1 reports a missing table as `no such table: <name>` inside its own error text. */
+function schemaMissing(error: unknown): unknown {
+  const table = /no such table: ([A-Za-z0-9_]+)/.exec(error instanceof Error ? error.message : '')?.[1];
+  if (table === undefined) return error;
+  return new SchemaMissingError(
+    {
+      store: '@agentstore/d1',
+      missing: `table ${table}`,
+      fix: 'call `await store.migrate()` once before the first run (idempotent: at Worker start-up, or in a deploy script), or apply `schemaStatements()` as a D1 migration with wrangler.',
+    },
+    { cause: error },
+  );
 }

@@ -1,6 +1,7 @@
 import {
   CorruptRecordError,
   InvalidArgumentError,
+  isAgentStoreError,
   LeaseLostError,
   PayloadTooLargeError,
   SeqConflictError,
@@ -36,6 +37,24 @@ afterAll(() => server?.stop());
 const raw = () => d1RawReader(server.db, store.tables);
 
 describe('migrate and table prefix', () => {
+  it('a store whose tables were never migrated says exactly what to call', async () => {
+    const fresh = d1Store({ binding: server.db }, { tablePrefix: `fresh${Date.now().toString(36)}_` });
+    for (const attempt of [
+      () => fresh.load('s'),
+      () => fresh.acquireLease('s', { holder: 'h', ttlMs: 1000, init }),
+      () => fresh.listSessions({ limit: 10, cursor: null }),
+    ]) {
+      const error = await attempt().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isAgentStoreError(error, 'SCHEMA_MISSING')).toBe(true);
+      expect((error as Error).message).toContain('await store.migrate()');
+    }
+    await fresh.migrate();
+    expect(await fresh.load('s')).toBeNull();
+  });
+
   it('is idempotent and records the schema version', async () => {
     const other = d1Store({ binding: server.db }, { tablePrefix: 'mig_' });
     await expect(other.migrate()).resolves.toEqual({ version: SCHEMA_VERSION });

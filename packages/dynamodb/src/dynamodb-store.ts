@@ -1,8 +1,13 @@
-import { type AgentStore, InvalidArgumentError, MAX_LEASE_TTL_MS } from '@agentstore/core';
-import { snapshotInput, validateRetentionInput } from '@agentstore/core/store';
+import {
+  type AgentStore,
+  InvalidArgumentError,
+  MAX_LEASE_TTL_MS,
+  SchemaMissingError,
+} from '@agentstore/core';
+import { mapStoreErrors, snapshotInput, validateRetentionInput } from '@agentstore/core/store';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
-import type { StoreContext } from './context.ts';
+import { errorName, type StoreContext } from './context.ts';
 import { deleteSession } from './delete-session.ts';
 import { acquireLease, releaseLease, renewLease } from './leases.ts';
 import { DYNAMODB_LIMITS } from './limits.ts';
@@ -10,6 +15,7 @@ import { listSessions } from './list-sessions.ts';
 import { loadSession } from './load.ts';
 import { deleteIdleSessions } from './retention.ts';
 import { validateTableName } from './table.ts';
+import { tableReadiness } from './verify-table.ts';
 
 export interface DynamoDbStoreOptions {
   /** Your client. The store uses it and never destroys it; `close()` leaves it open. */
@@ -26,6 +32,13 @@ export interface DynamoDbStoreOptions {
    * by running `deleteIdleSessions` with a cutoff inside the TTL (see the README). Off by default.
    */
   ttlSeconds?: number;
+  /**
+   * Before the first operation, check the table once (read-only: DescribeTable, and
+   * DescribeTimeToLive when `ttlSeconds` is set) and fail with a typed error saying what to
+   * change when it is missing, has another layout, or has TTL off while `ttlSeconds` is set.
+   * Default true; turn off only for a role without `dynamodb:DescribeTable`.
+   */
+  verifyTable?: boolean;
   /**
    * DynamoDB has no server clock a condition can read, so lease expiry is judged by the clock of
    * the client that tries to take the lease: a lease counts as expired only this long after its
@@ -63,28 +76,75 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
   const limits = { ...DYNAMODB_LIMITS };
   let closed = false;
 
-  const open = () => {
+  // The table is checked once, before the first operation; a check that found a problem (or
+  // failed: a passing network error) runs again on the next operation, so a table fixed or
+  // upgraded meanwhile is seen. Missing indexes stop only listing and retention.
+  const fine = { data: null, indexes: null };
+  let readiness: Promise<{ data: Error | null; indexes: Error | null }> | null =
+    options.verifyTable === false ? Promise.resolve(fine) : null;
+  const check = async () => {
+    readiness ??= tableReadiness(client, options.tableName, { ttl: ttlSeconds !== null });
+    const current = readiness;
+    return current.catch((error: unknown) => {
+      if (readiness === current) readiness = null;
+      throw error;
+    });
+  };
+  const open = async (needs: 'data' | 'indexes' = 'data') => {
     if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
+    let ready = await check();
+    // Index problems seen earlier may be gone (upgradeTable ran since): look again once.
+    if (needs === 'indexes' && ready.indexes && !ready.data) {
+      readiness = null;
+      ready = await check();
+    }
+    // Only a failing operation checks again: a table with old indexes costs no describe per write.
+    const problem = ready.data ?? (needs === 'indexes' ? ready.indexes : null);
+    if (problem) {
+      readiness = null;
+      throw problem;
+    }
     return context;
   };
 
-  return {
+  const store: AgentStore = {
     durable: true,
     limits,
     maxClockSkewMs,
-    load: async (sessionId, loadOptions) => loadSession(open(), sessionId, loadOptions),
-    // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
-    append: async (sessionId, input) => appendMessages(open(), limits, sessionId, snapshotInput(input)),
-    acquireLease: async (sessionId, input) => acquireLease(open(), sessionId, snapshotInput(input)),
-    renewLease: async (sessionId, input) => renewLease(open(), sessionId, input),
-    releaseLease: async (sessionId, input) => releaseLease(open(), sessionId, input),
-    listSessions: async (input) => listSessions(open(), input),
-    deleteSession: async (sessionId) => deleteSession(open(), sessionId),
-    deleteIdleSessions: async (input) => deleteIdleSessions(open(), validateRetentionInput(input)),
+    load: async (sessionId, loadOptions) => loadSession(await open(), sessionId, loadOptions),
+    // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON),
+    // taken before the table check so bad input fails before any I/O.
+    append: async (sessionId, input) => {
+      const snapshot = snapshotInput(input);
+      return appendMessages(await open(), limits, sessionId, snapshot);
+    },
+    acquireLease: async (sessionId, input) => {
+      const snapshot = snapshotInput(input);
+      return acquireLease(await open(), sessionId, snapshot);
+    },
+    renewLease: async (sessionId, input) => renewLease(await open(), sessionId, input),
+    releaseLease: async (sessionId, input) => releaseLease(await open(), sessionId, input),
+    listSessions: async (input) => listSessions(await open('indexes'), input),
+    deleteSession: async (sessionId) => deleteSession(await open(), sessionId),
+    deleteIdleSessions: async (input) =>
+      deleteIdleSessions(await open('indexes'), validateRetentionInput(input)),
     async close() {
       if (closed) return;
       closed = true;
       if (owned) client.destroy();
     },
   };
+  // A table deleted after the check surfaces the same way as one that never existed.
+  return mapStoreErrors(store, (error) =>
+    errorName(error) === 'ResourceNotFoundException'
+      ? new SchemaMissingError(
+          {
+            store: '@agentstore/dynamodb',
+            missing: `table ${options.tableName}`,
+            fix: `create it with \`await createTable(client, '${options.tableName}')\` or from \`tableDefinition()\` in your infrastructure code.`,
+          },
+          { cause: error },
+        )
+      : error,
+  );
 }

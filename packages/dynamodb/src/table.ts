@@ -2,12 +2,12 @@ import { InvalidArgumentError } from '@agentstore/core';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
-  DescribeTableCommand,
   type DynamoDBClient,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { A } from './attributes.ts';
 import { GSI } from './index-keys.ts';
+import { describeTableCheck, tableLayoutError, ttlEnabled } from './verify-table.ts';
 
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
@@ -92,28 +92,36 @@ const errorName = (error: unknown) => (error as { name?: string } | null)?.name;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Creates the table (see `tableDefinition`) and enables TTL on `ttl`, then waits until the table
- * and its index are ACTIVE. Idempotent: an existing table is left as it is and only waited for.
+ * Creates the table (see `tableDefinition`) when it does not exist and enables TTL on `ttl` when
+ * it is off, then waits until the table and its index are ACTIVE. Describes before it creates: an
+ * existing table is verified (same keys and indexes, else `StoreConfigurationError`) and never
+ * re-created, so a role that may only describe a table made by IaC can run it too.
  */
 export async function createTable(
   client: DynamoDBClient,
   tableName: string,
   options: CreateTableOptions = {},
 ): Promise<void> {
-  try {
-    await client.send(new CreateTableCommand(tableDefinition(tableName)));
-  } catch (error) {
-    if (errorName(error) !== 'ResourceInUseException') throw error;
+  const existing = await describeTableCheck(client, tableName);
+  if (!existing.exists) {
+    try {
+      await client.send(new CreateTableCommand(tableDefinition(tableName)));
+    } catch (error) {
+      // Another process created it between our describe and create.
+      if (errorName(error) !== 'ResourceInUseException') throw error;
+    }
   }
   const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-  for (;;) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const indexes = Table?.GlobalSecondaryIndexes ?? [];
-    if (Table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE')) break;
+  let check = existing;
+  while (!check.active) {
     if (Date.now() > deadline)
       throw new Error(`Table ${tableName} is not ACTIVE after ${options.timeoutMs ?? 300_000} ms`);
-    await sleep(500);
+    if (check !== existing) await sleep(500);
+    check = await describeTableCheck(client, tableName);
   }
+  if (check.problems.length > 0) throw tableLayoutError(tableName, check.problems);
+  // A table we just created has TTL off; an existing one is asked first (a describe-only role).
+  if (existing.exists && (await ttlEnabled(client, tableName))) return;
   try {
     await client.send(
       new UpdateTimeToLiveCommand({
@@ -122,7 +130,7 @@ export async function createTable(
       }),
     );
   } catch (error) {
-    // Already enabled (a second createTable) is fine; DynamoDB says so with a ValidationException.
+    // Enabled by a racing createTable meanwhile: DynamoDB says so with a ValidationException.
     if (
       !(
         errorName(error) === 'ValidationException' &&

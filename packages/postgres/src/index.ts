@@ -11,3 +11,4 @@ export {
 } from './options.ts';
 export { POSTGRES_LIMITS, type PostgresStore, postgresStore } from './postgres-store.ts';
 export { LATEST_VERSION, migrationSql } from './schema.ts';
+export { storeFromUrl } from './store-from-url.ts';

@@ -16,6 +16,7 @@ import {
   decodeRetentionCursor,
   encodeRetentionCursor,
   expiryIso,
+  mapStoreErrors,
   ownerMatches,
   retryAfterMs,
   snapshotInput,
@@ -29,6 +30,7 @@ import {
   validateSessionId,
 } from '@agentstore/core/store';
 import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { translatePgError } from './errors.ts';
 import { type MigrateResult, runMigrations } from './migrate.ts';
 import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';
 import { decodeMessage, decodeSession, leaseOf, type SessionRow } from './rows.ts';
@@ -153,7 +155,7 @@ export function postgresStore(
     return client.query<R>({ name, text, values });
   }
 
-  return {
+  const store: PostgresStore = {
     durable: true,
     limits,
     pool,
@@ -412,4 +414,5 @@ export function postgresStore(
       if (ownsPool) await pool.end();
     },
   };
+  return mapStoreErrors(store, (error) => translatePgError(error, { schema, preparedStatements }));
 }

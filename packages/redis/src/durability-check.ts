@@ -1,6 +1,18 @@
 import type { Cluster, Redis } from 'ioredis';
 
-export type RedisStoreWarningCode = 'AOF_DISABLED' | 'AOF_FSYNC_RELAXED' | 'DURABILITY_UNVERIFIED';
+/**
+ * `AOF_DISABLED`: appendonly no (a restart loses acknowledged appends). `AOF_FSYNC_RELAXED`:
+ * appendfsync everysec (a machine crash may lose about 1 s). `AOF_FSYNC_OS`: appendfsync no (the
+ * OS decides when). `DURABILITY_UNVERIFIED`: the server refused CONFIG GET, so nothing is known.
+ * `NODE_UNREACHABLE`: the node did not answer (down, failing over); it serves no writes, and the
+ * next lease asks again.
+ */
+export type RedisStoreWarningCode =
+  | 'AOF_DISABLED'
+  | 'AOF_FSYNC_RELAXED'
+  | 'AOF_FSYNC_OS'
+  | 'DURABILITY_UNVERIFIED'
+  | 'NODE_UNREACHABLE';
 
 export interface RedisStoreWarning {
   code: RedisStoreWarningCode;
@@ -40,6 +52,16 @@ async function checkNode(client: Redis): Promise<RedisStoreWarning[]> {
     fields = configFields(await client.config('GET', 'append*'));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    // A reply error is the server refusing (ACL, renamed CONFIG); anything else is the network.
+    if ((error as { name?: unknown } | null)?.name !== 'ReplyError') {
+      return [
+        {
+          code: 'NODE_UNREACHABLE',
+          node,
+          message: `@agentstore/redis could not reach ${node ?? 'the server'} to check durability (${reason}); it is checked again on the next lease.`,
+        },
+      ];
+    }
     return [
       {
         code: 'DURABILITY_UNVERIFIED',
@@ -67,7 +89,7 @@ async function checkNode(client: Redis): Promise<RedisStoreWarning[]> {
   if (appendfsync !== 'always') {
     return [
       {
-        code: 'AOF_FSYNC_RELAXED',
+        code: appendfsync === 'everysec' ? 'AOF_FSYNC_RELAXED' : 'AOF_FSYNC_OS',
         node,
         message:
           `@agentstore/redis: ${node ?? 'the server'} runs appendfsync ${appendfsync ?? '(unknown)'}; a machine crash ` +
@@ -79,15 +101,17 @@ async function checkNode(client: Redis): Promise<RedisStoreWarning[]> {
   return [];
 }
 
-/** Asks every master for its AOF settings. Never throws: failures become DURABILITY_UNVERIFIED. */
+/**
+ * Asks the server, or every node of a Cluster (masters and replicas: a replica becomes the master
+ * after a failover), for its AOF settings. Never throws: failures become DURABILITY_UNVERIFIED.
+ */
 export async function checkDurability(client: Redis | Cluster): Promise<DurabilityReport> {
   let warnings: RedisStoreWarning[];
   if (client.isCluster) {
     const cluster = client as Cluster;
     try {
       await cluster.ping(); // waits until the slot map is known, so nodes() is filled
-      const masters = cluster.nodes('master');
-      warnings = (await Promise.all(masters.map(checkNode))).flat();
+      warnings = (await Promise.all(cluster.nodes('all').map(checkNode))).flat();
     } catch (error) {
       warnings = [
         {
@@ -101,4 +125,16 @@ export async function checkDurability(client: Redis | Cluster): Promise<Durabili
     warnings = await checkNode(client as Redis);
   }
   return { verified: warnings.length === 0, warnings };
+}
+
+/** What a store requires of the server's persistence before it runs anything. */
+export type RedisDurability = 'fsync-always' | 'fsync-everysec' | 'accept-loss';
+
+/** The warnings of a report that break `required`; none means the store may claim durability. */
+export function blockingWarnings(report: DurabilityReport, required: RedisDurability): RedisStoreWarning[] {
+  if (required === 'accept-loss') return [];
+  return report.warnings.filter(
+    (w) =>
+      w.code !== 'NODE_UNREACHABLE' && !(required === 'fsync-everysec' && w.code === 'AOF_FSYNC_RELAXED'),
+  );
 }

@@ -4,6 +4,7 @@
  */
 export type {
   DurabilityReport,
+  RedisDurability,
   RedisStoreWarning,
   RedisStoreWarningCode,
 } from './durability-check.ts';
@@ -15,3 +16,4 @@ export {
   type RedisStoreOptions,
   redisStore,
 } from './redis-store.ts';
+export { storeFromUrl } from './store-from-url.ts';

@@ -10,6 +10,7 @@ import {
   SessionBusyError,
   type SessionInit,
   type SessionRecord,
+  StoreConfigurationError,
   type StoreLimits,
   UnexpectedReplyError,
 } from '@agentstore/core';
@@ -23,10 +24,17 @@ import {
   validateRenewLeaseInput,
   validateRetentionInput,
   validateSessionId,
+  validateTtlMs,
 } from '@agentstore/core/store';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
-import { checkDurability, type DurabilityReport, type RedisStoreWarning } from './durability-check.ts';
+import {
+  blockingWarnings,
+  checkDurability,
+  type DurabilityReport,
+  type RedisDurability,
+  type RedisStoreWarning,
+} from './durability-check.ts';
 import {
   addToIndexes,
   deleteIdleSessions,
@@ -51,15 +59,31 @@ export interface RedisStoreOptions {
   keyPrefix?: string;
   /** Expire a session's keys this many seconds after its last append or lease call. Default: never. */
   ttlSeconds?: number;
-  /** Called once per problem found by the start-up durability check. Default: `console.warn`. */
+  /** Called once per problem found by a durability check (each one, re-checks too). Default: `console.warn`. */
   onWarning?: (warning: RedisStoreWarning) => void;
-  /** Run `CONFIG GET append*` at start and warn when acknowledged appends could be lost. Default true. */
+  /**
+   * What the server must guarantee before the store takes a lease (and so before `run()` does
+   * anything): `fsync-always` (default: `appendonly yes` + `appendfsync always` on every node),
+   * `fsync-everysec` (also accepts `everysec`: a Redis crash loses nothing, a machine crash up to
+   * about 1 s), or `accept-loss` (your explicit opt-in: runs proceed whatever the server does,
+   * problems still go to `onWarning`). A store whose server falls short has `durable: false`.
+   */
+  durability?: RedisDurability;
+  /**
+   * Check the server's persistence with `CONFIG GET append*` at start and every
+   * `recheckIntervalMs`. Default true. `false` skips every check: you vouch for the server (e.g.
+   * a managed Redis that forbids CONFIG but persists every write), and the store claims durability.
+   */
   checkDurability?: boolean;
+  /** How often the durability check runs again (a server reconfigured, a failover). Default 60 000 ms. */
+  recheckIntervalMs?: number;
 }
 
 export interface RedisAgentStore extends AgentStore {
   /** Settles when the start-up durability check is done (never rejects); warnings went to `onWarning`. */
   readonly durabilityCheck: Promise<DurabilityReport>;
+  /** Runs the durability check now (as the periodic re-check does) and updates `durable`. */
+  recheckDurability(): Promise<DurabilityReport>;
   /**
    * Moves sessions listed by the single `<prefix>sessions` index of @agentstore/redis before
    * 0.2 into the bucketed indexes. Run it once after upgrading (safe to repeat, safe while the
@@ -115,15 +139,53 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
   const scripts = scriptRunner(client);
   const limits = REDIS_LIMITS;
   const onWarning = options.onWarning ?? ((warning: RedisStoreWarning) => console.warn(warning.message));
+  const required = options.durability ?? 'fsync-always';
+  if (!['fsync-always', 'fsync-everysec', 'accept-loss'].includes(required)) {
+    throw new InvalidArgumentError({
+      argument: 'durability',
+      reason: "must be 'fsync-always', 'fsync-everysec' or 'accept-loss'",
+    });
+  }
+  const recheckMs = options.recheckIntervalMs ?? 60_000;
+  validateTtlMs(recheckMs);
   let closed = false;
+  if (owned) {
+    // Our own client: a dropped connection must not print "Unhandled error event"; commands
+    // still fail (and are retried by ioredis) on their own.
+    client.on('error', () => {});
+  }
 
-  const durabilityCheck: Promise<DurabilityReport> =
-    options.checkDurability === false
-      ? Promise.resolve({ verified: false, warnings: [] })
-      : checkDurability(client).then((report) => {
-          if (!closed) for (const warning of report.warnings) onWarning(warning);
-          return report;
-        });
+  const checking = options.checkDurability !== false;
+  let report: DurabilityReport | null = null;
+  let inFlight: Promise<DurabilityReport> | null = null;
+  const recheckDurability = (): Promise<DurabilityReport> => {
+    if (!checking) return Promise.resolve({ verified: false, warnings: [] });
+    inFlight ??= checkDurability(client).then((fresh) => {
+      inFlight = null;
+      report = fresh;
+      if (!closed) for (const warning of fresh.warnings) onWarning(warning);
+      return fresh;
+    });
+    return inFlight;
+  };
+  const durabilityCheck = recheckDurability();
+  const recheckTimer = checking ? setInterval(() => void recheckDurability(), recheckMs) : null;
+  recheckTimer?.unref?.();
+
+  /** Why the store may not claim durability right now, with the fix; null when it may. */
+  const durabilityProblem = () => {
+    if (!checking || report === null) return null;
+    const blocking = blockingWarnings(report, required);
+    if (blocking.length === 0) return null;
+    return {
+      store: '@agentstore/redis',
+      detail: `the server does not keep acknowledged appends through a crash: ${blocking.map((w) => w.message).join(' ')}`,
+      fix:
+        'run CONFIG SET appendonly yes and CONFIG SET appendfsync always on every node (then CONFIG REWRITE, or set them in redis.conf), ' +
+        "or pass { durability: 'fsync-everysec' } or { durability: 'accept-loss' } to redisStore() to accept the risk; " +
+        'for a managed Redis that forbids CONFIG but persists every write, pass { checkDurability: false }.',
+    };
+  };
 
   const assertOpen = () => {
     if (closed) throw new InvalidArgumentError({ argument: 'store', reason: 'is closed' });
@@ -156,9 +218,16 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
   };
 
   return {
-    durable: true,
+    /** False once a check found the server short of `durability`; re-checks can restore it. */
+    get durable() {
+      return durabilityProblem() === null;
+    },
+    get durabilityProblem() {
+      return durabilityProblem();
+    },
     limits,
     durabilityCheck,
+    recheckDurability,
 
     async load(sessionId, loadOptions = {}) {
       assertOpen();
@@ -254,6 +323,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
+      // No run starts on a server whose persistence was never checked or fell short; a node that
+      // could not be reached last time is asked again first.
+      if (report === null) await durabilityCheck;
+      if (report?.warnings.some((w) => w.code === 'NODE_UNREACHABLE')) await recheckDurability();
+      const problem = durabilityProblem();
+      if (problem) throw new StoreConfigurationError({ ...problem, problem: 'redis-not-durable' });
       if (typeof holder !== 'string')
         throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a string' });
       if (typeof init !== 'object' || init === null) {
@@ -362,6 +437,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     async close() {
       if (closed) return;
       closed = true;
+      if (recheckTimer) clearInterval(recheckTimer);
       if (owned) await client.quit();
     },
   };

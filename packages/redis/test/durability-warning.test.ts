@@ -1,7 +1,10 @@
 import { launchRedis } from '@agentstore/conformance/launchers';
+import { defineAgent, isAgentStoreError, run } from '@agentstore/core';
+import { scriptedLlm } from '@agentstore/core/testing';
 import { Redis } from 'ioredis';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RedisStoreWarning, redisStore } from '../src/index.ts';
+import { init } from './helpers.ts';
 
 async function warningsFor(url: string, options: { username?: string; password?: string } = {}) {
   const client = new Redis(url, options);
@@ -67,4 +70,98 @@ it('checkDurability: false skips the check', async () => {
     await client.quit();
     await server.stop();
   }
+});
+
+describe('a store on a server that does not persist', () => {
+  const agent = defineAgent({ name: 'durability', instructions: 'answer', tools: {} });
+  const answer = () => scriptedLlm([{ text: 'done' }]);
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (error: unknown) => error as Error & { problem?: string; fix?: string },
+    );
+
+  it('does not claim durability, and run() refuses saying what to change', async () => {
+    const server = await launchRedis({ aof: 'off', ignoreEnv: true });
+    const store = redisStore({ url: server.info.url }, { onWarning: () => {} });
+    try {
+      // Even the first call, before the check has answered, waits for it.
+      const first = await failure(store.acquireLease('s', { holder: 'h', ttlMs: 1000, init: init() }));
+      expect(isAgentStoreError(first, 'STORE_CONFIGURATION')).toBe(true);
+      expect(store.durable).toBe(false);
+      const refused = await failure(run(agent, { store, sessionId: 's', message: 'hi', llm: answer() }));
+      expect(isAgentStoreError(refused, 'STORE_CONFIGURATION')).toBe(true);
+      expect(refused?.message).toContain('appendonly no');
+      expect(refused?.fix).toContain('CONFIG SET appendonly yes');
+      expect(refused?.fix).toContain("durability: 'accept-loss'");
+      expect(await store.load('s')).toBeNull(); // nothing was written
+    } finally {
+      await store.close();
+      await server.stop();
+    }
+  });
+
+  it("runs when the user accepts the risk explicitly (durability: 'accept-loss'), still reporting it", async () => {
+    const server = await launchRedis({ aof: 'off', ignoreEnv: true });
+    const warnings: RedisStoreWarning[] = [];
+    const store = redisStore(
+      { url: server.info.url },
+      { durability: 'accept-loss', onWarning: (w) => warnings.push(w) },
+    );
+    try {
+      const result = await run(agent, { store, sessionId: 's', message: 'hi', llm: answer() });
+      expect(result.status).toBe('complete');
+      expect(store.durable).toBe(true);
+      expect(warnings.map((w) => w.code)).toEqual(['AOF_DISABLED']);
+    } finally {
+      await store.close();
+      await server.stop();
+    }
+  });
+
+  it("appendfsync everysec is refused by default and accepted with durability: 'fsync-everysec'", async () => {
+    const server = await launchRedis({ aof: 'everysec', ignoreEnv: true });
+    const strict = redisStore({ url: server.info.url }, { onWarning: () => {} });
+    const relaxed = redisStore(
+      { url: server.info.url },
+      { durability: 'fsync-everysec', onWarning: () => {} },
+    );
+    try {
+      await strict.durabilityCheck;
+      await relaxed.durabilityCheck;
+      expect(strict.durable).toBe(false);
+      expect(relaxed.durable).toBe(true);
+      const result = await run(agent, { store: relaxed, sessionId: 's', message: 'hi', llm: answer() });
+      expect(result.status).toBe('complete');
+    } finally {
+      await strict.close();
+      await relaxed.close();
+      await server.stop();
+    }
+  });
+
+  it('re-checks: a server reconfigured without AOF stops the store, fixing it lets runs go on', async () => {
+    const server = await launchRedis({ aof: 'always', ignoreEnv: true });
+    const admin = new Redis(server.info.url);
+    const store = redisStore({ url: server.info.url }, { onWarning: () => {} });
+    try {
+      expect((await store.durabilityCheck).verified).toBe(true);
+      expect(store.durable).toBe(true);
+      await admin.config('SET', 'appendonly', 'no');
+      await store.recheckDurability();
+      expect(store.durable).toBe(false);
+      const refused = await failure(run(agent, { store, sessionId: 's', message: 'hi', llm: answer() }));
+      expect(isAgentStoreError(refused, 'STORE_CONFIGURATION')).toBe(true);
+      await admin.config('SET', 'appendonly', 'yes');
+      await store.recheckDurability();
+      expect(store.durable).toBe(true);
+      expect((await run(agent, { store, sessionId: 's', message: 'hi', llm: answer() })).status).toBe(
+        'complete',
+      );
+    } finally {
+      await admin.quit();
+      await store.close();
+      await server.stop();
+    }
+  });
 });

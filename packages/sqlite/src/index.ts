@@ -20,3 +20,4 @@ export {
 } from './options.ts';
 export { migrate } from './schema.ts';
 export { SQLITE_LIMITS, type SqliteStore, sqliteStore } from './sqlite-store.ts';
+export { storeFromUrl } from './store-from-url.ts';

@@ -25,6 +25,7 @@ export {
   processClockMs,
   retryAfterMs,
 } from '../lease-rules.ts';
+export { mapStoreErrors } from '../map-store-errors.ts';
 export {
   decodeSessionColumns,
   decodeStoredMessage,

@@ -3,6 +3,8 @@ import type { AgentStore } from '../store.ts';
 /** A simulated process death. Once thrown, the faulty store refuses every later call. */
 export class SimulatedCrashError extends Error {
   readonly code = 'SIMULATED_CRASH' as const;
+  /** A dead process retries nothing: the run loop gives up at once instead of waiting. */
+  readonly retryable = false;
   constructor(where: string) {
     super(`simulated crash ${where}`);
     this.name = 'SimulatedCrashError';
@@ -98,7 +100,7 @@ export function faultyStore(store: AgentStore, plan: FaultPlan): FaultyStore {
 }
 
 /**
- * For users coming from `@vertz/agents`: throws on the n-th `append` without performing it
+ * Throws on the n-th `append` without performing it
  * (n = 2 is the first tool-result write), then behaves like a dead process.
  */
 export function crashAfterToolResults(store: AgentStore, n = 2): FaultyStore {
