@@ -364,6 +364,10 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     sentAt,
     onLost: (error) => leaseLost.abort(error),
   });
+  let finished = false;
+  checkDeadlineOnRead(signal, () => {
+    if (!finished) keeper.assertHeld();
+  });
   let released = false;
   try {
     const loaded = await store.load(sessionId);
@@ -426,6 +430,43 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     }
     throw error;
   } finally {
+    finished = true;
     keeper.stop();
   }
+}
+
+const abortedGetter = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
+
+/**
+ * A handler resumed after a pause (SIGSTOP, a long GC, a blocked event loop) can read
+ * `ctx.signal` before the keeper's abort timer had a chance to run: an I/O answer or an earlier
+ * timer is processed first. Reading `aborted` / calling `throwIfAborted()` therefore checks the
+ * local deadline synchronously, so the check right before an effect is never stale. The object
+ * stays a real AbortSignal (fetch and friends still accept it).
+ */
+function checkDeadlineOnRead(signal: AbortSignal, check: () => void): void {
+  if (!abortedGetter) return;
+  const poll = () => {
+    try {
+      check();
+    } catch {
+      // the check aborted the signal (or it already was): the read below reports it
+    }
+  };
+  Object.defineProperties(signal, {
+    aborted: {
+      configurable: true,
+      get() {
+        poll();
+        return abortedGetter.call(signal);
+      },
+    },
+    throwIfAborted: {
+      configurable: true,
+      value() {
+        poll();
+        AbortSignal.prototype.throwIfAborted.call(signal);
+      },
+    },
+  });
 }
