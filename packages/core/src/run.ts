@@ -251,8 +251,9 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
   for (;;) {
     signal.throwIfAborted();
     try {
-      return await acquire();
+      return await untilAborted(acquire(), signal);
     } catch (error) {
+      if (signal.aborted) throw signal.reason;
       if (isAgentStoreError(error, 'SESSION_BUSY')) {
         const left = deadline - performance.now();
         if (left <= 0) throw error;
@@ -267,6 +268,29 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
       await abortableSleep(WAIT_POLL_MIN_MS * ambiguous, signal);
     }
   }
+}
+
+/**
+ * Settles with `signal.reason` once `signal` aborts, whether or not `work` ever answers: a store
+ * call on a half-open connection (a partition: no error, no answer) must not keep a run that
+ * lost its lease, or whose caller gave up, pending forever. `work` is left to finish on its own.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Wraps handlers and `reconcile` so that none starts once the lease's local deadline has passed. */
@@ -370,7 +394,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
   });
   let released = false;
   try {
-    const loaded = await store.load(sessionId);
+    const loaded = await untilAborted(store.load(sessionId), leaseLost.signal);
     const messages = loaded?.messages ?? [];
     const priorUsage = (session.state as { usage?: Usage } | null)?.usage;
     const totalUsage = (): JsonValue => ({
@@ -394,7 +418,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       async commit(batch, commitOptions) {
         // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
         keeper.assertHeld();
-        const records = await base.commit(batch, commitOptions);
+        const records = await untilAborted(base.commit(batch, commitOptions), leaseLost.signal);
         if (commitOptions?.releaseLease) released = true;
         return records;
       },
@@ -413,7 +437,7 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
       released = true;
       // Everything is committed; a failed release only delays the next run until the lease
       // expires, so the run still succeeds and reports it.
-      const releaseError = await store.releaseLease(sessionId, lease).then(
+      const releaseError = await untilAborted(store.releaseLease(sessionId, lease), leaseLost.signal).then(
         () => null,
         (error: unknown) => error,
       );
@@ -424,9 +448,11 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
     if (!released && !isAgentStoreError(error, 'LEASE_LOST')) {
       // The run's own error is what the caller needs; a failed release only delays the next
       // run until the lease expires, and is attached for diagnosis rather than dropped.
-      await store.releaseLease(sessionId, lease).catch((releaseError: unknown) => {
-        if (error instanceof Error) Object.assign(error, { leaseReleaseError: releaseError });
-      });
+      await untilAborted(store.releaseLease(sessionId, lease), leaseLost.signal).catch(
+        (releaseError: unknown) => {
+          if (error instanceof Error) Object.assign(error, { leaseReleaseError: releaseError });
+        },
+      );
     }
     throw error;
   } finally {
