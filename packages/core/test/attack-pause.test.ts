@@ -104,3 +104,45 @@ describe('attack: a holder paused past its lease', () => {
     expect([...effects.values()]).toEqual([1]);
   });
 });
+
+describe('attack: the holder machine is suspended (laptop sleep, a paused VM)', () => {
+  it('a suspend that the monotonic clock does not count still ends the lease: ctx.signal reports it after resume', async () => {
+    // CLOCK_MONOTONIC (performance.now) stops while a machine is suspended; the database's clock
+    // and the wall clock do not. Model it: the wall clock jumps 10 min, performance.now does not,
+    // and no timer runs.
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const store = durableMemoryStore();
+    let inHandler!: () => void;
+    const reachedHandler = new Promise<void>((resolve) => {
+      inHandler = resolve;
+    });
+    let answer!: () => void;
+    const downstreamAnswer = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let fired = 0;
+    const charge = tool({
+      description: 'charges a card',
+      input: z.object({}),
+      handler: async (_input, ctx) => {
+        inHandler();
+        await downstreamAnswer;
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        fired += 1;
+        return 'charged';
+      },
+    });
+    const outcome = run(defineAgent({ name: 'pay', instructions: '', tools: { charge } }), {
+      store,
+      sessionId: 'suspended',
+      message: 'pay',
+      llm: scriptedLlm([{ toolCalls: [{ id: 'c1', name: 'charge', input: {} }] }, { text: 'done' }]),
+      leaseTtlMs: 30_000,
+    }).catch((error: unknown) => error);
+    await reachedHandler;
+    vi.setSystemTime(Date.now() + 10 * 60_000); // asleep for 10 min; a 30 s lease is long gone
+    answer();
+    expect(isAgentStoreError(await outcome, 'LEASE_LOST')).toBe(true);
+    expect(fired).toBe(0);
+  });
+});
