@@ -24,10 +24,22 @@ describe('agentstore-torture CLI', () => {
   });
 
   it('runs a trial and reports it', () => {
-    const result = torture('--store', 'sqlite', '--trials', '1', '--seed', '7', '--fence-trials', '0');
+    const result = torture(
+      '--store',
+      'sqlite',
+      '--trials',
+      '1',
+      '--seed',
+      '7',
+      '--fence-trials',
+      '0',
+      '--partition-trials',
+      '1',
+    );
     expect(result.stderr).toMatch(/seed 7/);
+    expect(result.stdout).toMatch(/partition {2}trials {5}1 .* effects after the lease was lost 0/);
     expect(result.stdout).toMatch(
-      /total: 1 trials, \d+ kills, \d+ resumes, 0 duplicates, 0 lost, 0 violations/,
+      /total: 2 trials, \d+ kills, \d+ resumes, 0 duplicates, 0 lost, 0 violations/,
     );
     expect(result.status).toBe(0);
   }, 60_000);

@@ -59,7 +59,11 @@ describe('crash torture across processes', () => {
   it('redis: crashes, a partitioned lease holder, and a SIGKILL-restart of the server on its AOF mid-run', async () => {
     const report = await torture('redis', { trials: 4, faults: true, faultTrials: 1, partitionTrials: 1 });
     expect(report.stores[0]!.fault).toMatchObject({ trials: 1, restarts: 1, completed: 1 });
-    expect(report.stores[0]!.partition).toMatchObject({ trials: 1, leaseLostRuns: 1, effectsFromPartitioned: 0 });
+    expect(report.stores[0]!.partition).toMatchObject({
+      trials: 1,
+      leaseLostRuns: 1,
+      effectsFromPartitioned: 0,
+    });
   }, 150_000);
 
   it('dynamodb (DynamoDB Local, file-backed): crashes resume exactly once', async () => {

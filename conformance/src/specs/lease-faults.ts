@@ -32,6 +32,15 @@ function effectLedger() {
 
 type Ledger = ReturnType<typeof effectLedger>;
 
+/** A promise and the function that resolves it. */
+function latch(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
 /** A charge tool, reconcilable by idempotency key, whose handler runs `before` first. */
 function payAgent(ledger: Ledger, before: (signal: AbortSignal) => Promise<void>) {
   return defineAgent({
@@ -76,14 +85,8 @@ async function partitionedHolder(ctx: CheckContext, fault: RenewFault): Promise<
   const sessionId = freshId(`partition-${fault}`);
   const ledger = effectLedger();
   let holderSignal: AbortSignal | undefined;
-  let holderStarted!: () => void;
-  const started = new Promise<void>((resolve) => {
-    holderStarted = resolve;
-  });
-  let releaseHolder!: () => void;
-  const holderGate = new Promise<void>((resolve) => {
-    releaseHolder = resolve;
-  });
+  const { promise: started, open: holderStarted } = latch();
+  const { promise: holderGate, open: releaseHolder } = latch();
   let overlap: string | null = null;
 
   const holderAgent = payAgent(ledger, async (signal) => {
@@ -184,14 +187,8 @@ export const leaseFaultChecks: ConformanceCheck[] = [
     async run(ctx) {
       const sessionId = freshId('queue');
       const ledger = effectLedger();
-      let releaseHolder!: () => void;
-      const holderGate = new Promise<void>((resolve) => {
-        releaseHolder = resolve;
-      });
-      let holderStarted!: () => void;
-      const started = new Promise<void>((resolve) => {
-        holderStarted = resolve;
-      });
+      const { promise: holderGate, open: releaseHolder } = latch();
+      const { promise: started, open: holderStarted } = latch();
       // The holder's lease would last 10 min; the waiters give up after 1 min. Only a waiter that
       // notices the release (not one sleeping until the expiry it was told) can get in.
       const holder = run(

@@ -32,10 +32,20 @@ export interface TrialOutcome {
   findings: TrialFindings;
 }
 
-/** Crash trials: short leases, so a resume waits little for a dead worker's lease. */
-const CRASH_LEASE = { ttlMs: 500, waitMs: 15_000 };
-/** Racers and takeover workers: a lease long enough that CPU contention cannot expire it. */
-const CALM_LEASE = { ttlMs: 4_000, waitMs: 60_000 };
+/**
+ * Crash trials: short leases, so a resume waits little for a dead worker's lease — but not shorter
+ * than this backend can keep: a live worker stops at its local deadline (four fifths of the TTL)
+ * when no renewal answers sooner, so the TTL scales with the calibrated clean run (2×, 1–10 s).
+ */
+const crashLease = (ctx: StoreContext) => ({
+  ttlMs: Math.round(Math.min(10_000, Math.max(1_000, ctx.runMs * 2))),
+  waitMs: 30_000,
+});
+/**
+ * Racers and takeover workers: a lease long enough that CPU contention or a cold backend cannot
+ * outrun it. Queued workers take it within a poll interval of its release, whatever its length.
+ */
+const CALM_LEASE = { ttlMs: 10_000, waitMs: 60_000 };
 const MAX_KILLS = 3;
 const MAX_WORKERS = 10;
 
@@ -97,7 +107,7 @@ async function resumeUntilComplete(
   while (!runs.some((run) => run.completed) && runs.length < MAX_WORKERS) {
     const kill = kills.count < MAX_KILLS && prng.chance(killAgain);
     const delay = prng.next() * ctx.runMs;
-    const run = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), kill ? delay : null);
+    const run = await finishWorker(spawnWorker(ctx, sessionId, crashLease(ctx)), kill ? delay : null);
     if (run.killed) kills.count++;
     runs.push(run);
   }
@@ -109,7 +119,10 @@ export async function crashTrial(ctx: StoreContext, trial: number): Promise<Tria
   const sessionId = sessionFor(ctx, 'crash', trial);
   const kills = { count: 0 };
   const runs: WorkerRun[] = [];
-  const first = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), prng.next() * ctx.runMs * 0.9);
+  const first = await finishWorker(
+    spawnWorker(ctx, sessionId, crashLease(ctx)),
+    prng.next() * ctx.runMs * 0.9,
+  );
   if (first.killed) kills.count++;
   else if (first.completed) {
     // The kill came too late: a warmed-up backend (DynamoDB Local's JVM) runs faster than the
@@ -139,7 +152,10 @@ export async function crashTrial(ctx: StoreContext, trial: number): Promise<Tria
 export async function raceTrial(ctx: StoreContext, trial: number, racers: number): Promise<TrialOutcome> {
   const prng = createPrng(deriveSeed(ctx.seed, ctx.storeName, 'race', racers, trial));
   const sessionId = sessionFor(ctx, `race${racers}`, trial);
-  const first = await finishWorker(spawnWorker(ctx, sessionId, CRASH_LEASE), prng.next() * ctx.runMs * 0.7);
+  const first = await finishWorker(
+    spawnWorker(ctx, sessionId, crashLease(ctx)),
+    prng.next() * ctx.runMs * 0.7,
+  );
   const started = Array.from({ length: racers }, () => spawnWorker(ctx, sessionId, CALM_LEASE));
   const raced = await Promise.all(started.map((worker) => finishWorker(worker)));
   const extra = raced.flatMap((run, i) =>
@@ -178,7 +194,8 @@ export async function raceTrial(ctx: StoreContext, trial: number, racers: number
  */
 export async function fenceTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
   const sessionId = sessionFor(ctx, 'fence', trial);
-  const staleLease = { ttlMs: 400, waitMs: 15_000 };
+  // Short, yet long enough for this backend to reach step 2 before the local deadline.
+  const staleLease = { ttlMs: Math.max(400, crashLease(ctx).ttlMs), waitMs: 15_000 };
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => {
     release = resolve;
@@ -268,10 +285,6 @@ export async function fenceTrial(ctx: StoreContext, trial: number): Promise<Tria
   }
 }
 
-/** The partitioned worker's lease, and how long its handlers wait on their slow downstream. */
-const PARTITION_LEASE = { ttlMs: 1_000, waitMs: 15_000 };
-const PARTITION_HANDLER_DELAY_MS = 3_000;
-
 /**
  * Partition: a worker's lease renewals hang (it cannot reach the database) while its step-1
  * handlers are inside a slow downstream call that outlasts the lease. Another worker queues,
@@ -282,9 +295,9 @@ const PARTITION_HANDLER_DELAY_MS = 3_000;
  */
 export async function partitionTrial(ctx: StoreContext, trial: number): Promise<TrialOutcome> {
   const sessionId = sessionFor(ctx, 'partition', trial);
-  const cut = spawnWorker(ctx, sessionId, PARTITION_LEASE, false, {
-    handlerDelayMs: PARTITION_HANDLER_DELAY_MS,
-  });
+  // The crash trials' lease (it fits this backend); the slow downstream outlasts it three times.
+  const lease = crashLease(ctx);
+  const cut = spawnWorker(ctx, sessionId, lease, false, { handlerDelayMs: lease.ttlMs * 3 });
   const cutRun = finishWorker(cut);
   const extra: string[] = [];
   while (cut.alive && !cut.lines.some((line) => line.t === 'handler')) await sleep(10);
