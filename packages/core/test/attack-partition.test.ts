@@ -109,4 +109,34 @@ describe('attack: a full partition (every store call hangs)', () => {
     expect(settled === 'pending' ? 'still pending' : 'settled').toBe('settled');
     expect((settled as Error).message).toBe('caller gave up');
   });
+
+  it('a grant that answers after the caller gave up is released, not left to block the session for a TTL', async () => {
+    const store = durableMemoryStore();
+    let answer!: () => void;
+    const late = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const slow: AgentStore = {
+      ...store,
+      acquireLease: async (id, input) => {
+        await late;
+        return store.acquireLease(id, input);
+      },
+    };
+    const controller = new AbortController();
+    const outcome = run(defineAgent({ name: 'chat', instructions: '' }), {
+      store: slow,
+      sessionId: 'late-grant',
+      message: 'hi',
+      llm: scriptedLlm([{ text: 'a' }]),
+      leaseTtlMs: 600_000,
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    controller.abort(new Error('caller gave up'));
+    expect(((await outcome) as Error).message).toBe('caller gave up');
+    answer(); // the store grants the abandoned acquire after all
+    await turns(5);
+    // Nobody renews or uses that lease: it must be freed, not left for 10 minutes.
+    expect((await store.load('late-grant'))?.session.lease).toBeNull();
+  });
 });
