@@ -369,14 +369,27 @@ export async function run(agent: AgentDefinition, options: RunOptions): Promise<
   const holder = newId();
   // The lease is measured from the send of the acquire that granted it (monotonic clock).
   let sentAt = performance.now();
+  let lastAcquire: Promise<{ epoch: number }> | null = null;
   const { epoch, session } = await acquireWithin(
     () => {
       sentAt = performance.now();
-      return store.acquireLease(sessionId, { holder, ttlMs, init });
+      const attempt = store.acquireLease(sessionId, { holder, ttlMs, init });
+      lastAcquire = attempt;
+      return attempt;
     },
     waitMs,
     outer,
-  );
+  ).catch((error: unknown) => {
+    // Abandoned while an acquire was unanswered (the caller aborted): should the store grant it
+    // after all, free that lease rather than leave the session blocked for a whole TTL.
+    if (outer.aborted && lastAcquire !== null) {
+      lastAcquire.then(
+        (late) => store.releaseLease(sessionId, { holder, epoch: late.epoch }).catch(() => {}),
+        () => {},
+      );
+    }
+    throw error;
+  });
   const lease: LeaseToken = { holder, epoch };
   const leaseLost = new AbortController();
   const signal = AbortSignal.any([outer, leaseLost.signal]);
