@@ -31,12 +31,22 @@ export function keepLeaseAlive(options: {
   onLost: (error: LeaseLostError) => void;
   /** The monotonic clock; `performance.now` unless a test fakes it. */
   now?: () => number;
+  /**
+   * The wall clock; `Date.now` unless a test fakes it. The monotonic clock stops while the machine
+   * is suspended (laptop sleep, a paused VM) though the database's clock does not, so the lease
+   * also ends when the wall clock says so: whichever clock runs out first wins. A wall clock that
+   * steps back cannot extend the lease; one that steps forward only ends it early.
+   */
+  wallNow?: () => number;
 }): LeaseKeeper {
   const { store, sessionId, lease, ttlMs, onLost } = options;
   const now = options.now ?? (() => performance.now());
   const validFor = ttlMs - leaseSafetyMarginMs(ttlMs);
   const renewEvery = Math.max(1, Math.floor(ttlMs / 4));
+  const wallNow = options.wallNow ?? (() => Date.now());
   let deadline = options.sentAt + validFor;
+  let wallDeadline = wallNow() - (now() - options.sentAt) + validFor;
+  const passed = () => now() >= deadline || wallNow() >= wallDeadline;
   let lost: LeaseLostError | null = null;
   let stopped = false;
   let lastError: unknown = null;
@@ -71,7 +81,7 @@ export function keepLeaseAlive(options: {
     const wait = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(deadline - now())));
     deadlineTimer = setTimeout(() => {
       if (stopped) return;
-      if (now() >= deadline) expire();
+      if (passed()) expire();
       else armDeadline();
     }, wait);
     unref(deadlineTimer);
@@ -80,6 +90,7 @@ export function keepLeaseAlive(options: {
   const renew = () => {
     if (stopped) return;
     const sentAt = now();
+    const sentWall = wallNow();
     // Renewals are not serialised: one that hangs (a half-open connection) must not hold back
     // the next, which may reach the store another way. At most ~4 can be in flight per TTL.
     store.renewLease(sessionId, { ...lease, ttlMs }).then(
@@ -89,6 +100,7 @@ export function keepLeaseAlive(options: {
         // An answer that arrives after the deadline is too late: the run is already aborted.
         if (sentAt + validFor > deadline) {
           deadline = sentAt + validFor;
+          wallDeadline = sentWall + validFor;
           armDeadline();
         }
       },
@@ -114,7 +126,7 @@ export function keepLeaseAlive(options: {
 
   return {
     assertHeld() {
-      if (lost === null && now() >= deadline) expire();
+      if (lost === null && passed()) expire();
       if (lost !== null) throw lost;
     },
     stop,

@@ -442,8 +442,9 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
   for (;;) {
     signal.throwIfAborted();
     try {
-      return await acquire();
+      return await untilAborted(acquire(), signal);
     } catch (error) {
+      if (signal.aborted) throw signal.reason;
       if (isAgentStoreError(error, 'SESSION_BUSY')) {
         const left = deadline - performance.now();
         if (left <= 0) throw error;
@@ -458,6 +459,29 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
       await abortableSleep(WAIT_POLL_MIN_MS * ambiguous, signal);
     }
   }
+}
+
+/**
+ * Settles with `signal.reason` once `signal` aborts, whether or not `work` ever answers: a store
+ * call on a half-open connection (a partition: no error, no answer) must not keep a run that
+ * lost its lease, or whose caller gave up, pending forever. `work` is left to finish on its own.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Wraps handlers and `reconcile` so that none starts once the lease's local deadline has passed. */
@@ -545,14 +569,27 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   const holder = newId();
   // The lease is measured from the send of the acquire that granted it (monotonic clock).
   let sentAt = performance.now();
+  let lastAcquire: Promise<{ epoch: number }> | null = null;
   const { epoch, session } = await acquireWithin(
     () => {
       sentAt = performance.now();
-      return store.acquireLease(sessionId, { holder, ttlMs, init });
+      const attempt = store.acquireLease(sessionId, { holder, ttlMs, init });
+      lastAcquire = attempt;
+      return attempt;
     },
     waitMs,
     outer,
-  );
+  ).catch((error: unknown) => {
+    // Abandoned while an acquire was unanswered (the caller aborted): should the store grant it
+    // after all, free that lease rather than leave the session blocked for a whole TTL.
+    if (outer.aborted && lastAcquire !== null) {
+      lastAcquire.then(
+        (late) => store.releaseLease(sessionId, { holder, epoch: late.epoch }).catch(() => {}),
+        () => {},
+      );
+    }
+    throw error;
+  });
   const lease: LeaseToken = { holder, epoch };
   const leaseLost = new AbortController();
   const signal = AbortSignal.any([outer, leaseLost.signal]);
@@ -564,9 +601,13 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     sentAt,
     onLost: (error) => leaseLost.abort(error),
   });
+  let finished = false;
+  checkDeadlineOnRead(signal, () => {
+    if (!finished) keeper.assertHeld();
+  });
   let released = false;
   try {
-    const loaded = await store.load(sessionId);
+    const loaded = await untilAborted(store.load(sessionId), leaseLost.signal);
     const messages = loaded?.messages ?? [];
     const priorUsage = (session.state as { usage?: Usage } | null)?.usage;
     const totalUsage = (): JsonValue => ({
@@ -591,7 +632,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       async commit(batch, commitOptions) {
         // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
         keeper.assertHeld();
-        const records = await base.commit(batch, commitOptions);
+        const records = await untilAborted(base.commit(batch, commitOptions), leaseLost.signal);
         if (commitOptions?.releaseLease) released = true;
         return records;
       },
@@ -615,7 +656,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       released = true;
       // Everything is committed; a failed release only delays the next run until the lease
       // expires, so the run still succeeds and reports it.
-      const releaseError = await store.releaseLease(sessionId, lease).then(
+      const releaseError = await untilAborted(store.releaseLease(sessionId, lease), leaseLost.signal).then(
         () => null,
         (error: unknown) => error,
       );
@@ -626,12 +667,51 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     if (!released && !isAgentStoreError(error, 'LEASE_LOST')) {
       // The run's own error is what the caller needs; a failed release only delays the next
       // run until the lease expires, and is attached for diagnosis rather than dropped.
-      await store.releaseLease(sessionId, lease).catch((releaseError: unknown) => {
-        if (error instanceof Error) Object.assign(error, { leaseReleaseError: releaseError });
-      });
+      await untilAborted(store.releaseLease(sessionId, lease), leaseLost.signal).catch(
+        (releaseError: unknown) => {
+          if (error instanceof Error) Object.assign(error, { leaseReleaseError: releaseError });
+        },
+      );
     }
     throw error;
   } finally {
+    finished = true;
     keeper.stop();
   }
+}
+
+const abortedGetter = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
+
+/**
+ * A handler resumed after a pause (SIGSTOP, a long GC, a blocked event loop) can read
+ * `ctx.signal` before the keeper's abort timer had a chance to run: an I/O answer or an earlier
+ * timer is processed first. Reading `aborted` / calling `throwIfAborted()` therefore checks the
+ * local deadline synchronously, so the check right before an effect is never stale. The object
+ * stays a real AbortSignal (fetch and friends still accept it).
+ */
+function checkDeadlineOnRead(signal: AbortSignal, check: () => void): void {
+  if (!abortedGetter) return;
+  const poll = () => {
+    try {
+      check();
+    } catch {
+      // the check aborted the signal (or it already was): the read below reports it
+    }
+  };
+  Object.defineProperties(signal, {
+    aborted: {
+      configurable: true,
+      get() {
+        poll();
+        return abortedGetter.call(signal);
+      },
+    },
+    throwIfAborted: {
+      configurable: true,
+      value() {
+        poll();
+        AbortSignal.prototype.throwIfAborted.call(signal);
+      },
+    },
+  });
 }

@@ -11,16 +11,28 @@
  * leaseExpiresMs, createdAt, updatedAt, lastAppend (token of the last append call).
  */
 
-/** Refreshes the optional TTL on both session keys ('0' = no TTL). Inlined: no per-call closures. */
-const refreshTtl = (ttlArg: string) => `
-if ${ttlArg} ~= '0' then
-  redis.call('PEXPIRE', KEYS[1], ${ttlArg})
-  redis.call('PEXPIRE', KEYS[2], ${ttlArg})
-end`;
-
 /** The server's clock in ms since the epoch, as a Lua number (exact below 2^53). */
 const SERVER_NOW_MS = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/**
+ * Refreshes the optional TTL on both session keys ('0' = no TTL). Inlined: no per-call closures.
+ * `leaseLeftMs` (a Lua expression, may use `now`) keeps the keys at least as long as a live
+ * lease: a key that expired under a live lease would drop the lease with it (and reset the
+ * epoch), letting another worker in while the holder still runs.
+ */
+const refreshTtl = (ttlArg: string, leaseLeftMs?: string) => `
+if ${ttlArg} ~= '0' then${
+  leaseLeftMs === undefined
+    ? `
+  local keep = ${ttlArg}`
+    : `
+  ${SERVER_NOW_MS}
+  local keep = string.format('%.0f', math.max(tonumber(${ttlArg}), ${leaseLeftMs}))`
+}
+  redis.call('PEXPIRE', KEYS[1], keep)
+  redis.call('PEXPIRE', KEYS[2], keep)
+end`;
 
 /**
  * Creates the session hash. Index modes: 'inline' adds the index members in this script (KEYS[3]
@@ -73,7 +85,10 @@ end
 redis.call('RPUSH', KEYS[2], unpack(ARGV, 20))
 redis.call('HSET', KEYS[1], 'headSeq', ARGV[18], 'updatedAt', ARGV[3], 'lastAppend', ARGV[19])
 if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'state', ARGV[9]) end
-if ARGV[7] == '1' then redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs') end${refreshTtl('ARGV[14]')}
+if ARGV[7] == '1' then redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs') end${refreshTtl(
+  'ARGV[14]',
+  "(ARGV[7] ~= '1' and s[2] and tonumber(s[4]) or now) - now",
+)}
 return {'OK', ARGV[18]}
 `;
 
@@ -115,7 +130,7 @@ else${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant
 end
 local epoch = redis.call('HINCRBY', KEYS[1], 'leaseEpoch', 1)
 redis.call('HSET', KEYS[1], 'leaseHolder', ARGV[1],
-  'leaseExpiresMs', string.format('%.0f', now + tonumber(ARGV[3])))${refreshTtl('ARGV[9]')}
+  'leaseExpiresMs', string.format('%.0f', now + tonumber(ARGV[3])))${refreshTtl('ARGV[9]', 'tonumber(ARGV[3])')}
 return {'OK', epoch, redis.call('HGETALL', KEYS[1])}
 `;
 
@@ -129,7 +144,7 @@ local s = redis.call('HMGET', KEYS[1], 'leaseHolder', 'leaseEpoch')
 if not s[1] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return 0 end
 ${SERVER_NOW_MS}
 local expires = string.format('%.0f', now + tonumber(ARGV[3]))
-redis.call('HSET', KEYS[1], 'leaseExpiresMs', expires)${refreshTtl('ARGV[4]')}
+redis.call('HSET', KEYS[1], 'leaseExpiresMs', expires)${refreshTtl('ARGV[4]', 'tonumber(ARGV[3])')}
 return expires
 `;
 
