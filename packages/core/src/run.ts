@@ -195,7 +195,11 @@ async function settleAndCommit(
       conversation.view.add([result]);
       // Every result commits as soon as it settles, except the step's last, which waits for the
       // next model request to be sent (microseconds): then it is never alone on the critical path.
-      commits.push(unsettled === 0 ? released.then(() => commitSoon(result)) : commitSoon(result));
+      const commit = unsettled === 0 ? released.then(() => commitSoon(result)) : commitSoon(result);
+      // Observed below once every handler settled; a commit may fail before that (an earlier
+      // append of the step failed), which must not count as an unhandled rejection meanwhile.
+      commit.catch(() => undefined);
+      commits.push(commit);
     }),
   );
   const written = Promise.allSettled(commits).then((outcomes) => {
