@@ -140,6 +140,7 @@ describe('attack: lease races on real Postgres', () => {
     for (let i = 0; i < 3; i++) {
       const { epoch } = await store.acquireLease(id, { holder: `old-${i}`, ttlMs: 60_000, init: init() });
       stale = { holder: `old-${i}`, epoch };
+      if (i < 2) await store.releaseLease(id, stale);
     }
     await store.deleteSession(id);
     const fresh = await store.acquireLease(id, { holder: 'new', ttlMs: 60_000, init: init() });
