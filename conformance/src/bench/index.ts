@@ -36,7 +36,7 @@ export { type InterleavedSampling, sampleInterleaved, type TimedSide } from './s
 export { type LatencyStats, latencyStats, median, percentile } from './stats.ts';
 export { countStoreCalls } from './store-calls.ts';
 export { formatTable } from './table.ts';
-export { printScaleReport, sweepIdleSessions, timeOperation } from './time-operation.ts';
+export { printScaleReport, seedScaleSessions, sweepIdleSessions, timeOperation } from './time-operation.ts';
 export {
   compareVariants,
   formatVariants,

@@ -1,4 +1,4 @@
-import type { AgentStore, DeleteIdleSessionsResult } from '@agentstore/core';
+import type { AgentStore, DeleteIdleSessionsResult, NewMessage } from '@agentstore/core';
 import { describeMachine, type MachineInfo, machineInfo } from './machine.ts';
 import { percentile } from './stats.ts';
 
@@ -20,6 +20,49 @@ export async function timeOperation(
   }
   const ms = (q: number) => percentile(times, q).toFixed(2);
   return `${ms(0.5)} (${ms(0.1)}–${ms(0.9)})`;
+}
+
+/**
+ * Seeds a scale data set: `sessions` sessions of two messages each (ids `s-00000000`…, owner,
+ * tenant and agent spread as a real population would be), `concurrency` appends at a time. The
+ * first tenth is created before `cutoff` and the rest after, so a retention sweep at `cutoff`
+ * finds exactly that tenth idle.
+ */
+export async function seedScaleSessions(
+  store: AgentStore,
+  sessions: number,
+  concurrency: number,
+  message: (i: number) => NewMessage,
+): Promise<{ cutoff: string; seedSeconds: number }> {
+  const create = async (from: number, to: number) => {
+    for (let s = from; s < to; s += concurrency) {
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, to - s) }, (_, j) =>
+          store.append(`s-${String(s + j).padStart(8, '0')}`, {
+            expectedSeq: 0,
+            messages: [message(0), message(1)],
+            session: {
+              init: {
+                agentName: `agent-${(s + j) % 20}`,
+                ownerId: `owner-${(s + j) % Math.max(1, sessions / 10)}`,
+                tenantId: `tenant-${(s + j) % 50}`,
+                state: {},
+              },
+            },
+            lease: null,
+          }),
+        ),
+      );
+    }
+  };
+  const start = performance.now();
+  await create(0, sessions / 10);
+  // Clear of the creation times on either side, so the cutoff splits the set exactly.
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const cutoff = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  await create(sessions / 10, sessions);
+  return { cutoff, seedSeconds: (performance.now() - start) / 1000 };
 }
 
 /** One whole retention sweep, batch after batch: what a scale script reports about it. */

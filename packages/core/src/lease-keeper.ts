@@ -97,8 +97,9 @@ export function keepLeaseAlive(options: {
       () => {
         if (stopped) return;
         lastError = null;
-        // An answer that arrives after the deadline is too late: the run is already aborted.
-        if (sentAt + validFor > deadline) {
+        // An answer that arrives after the deadline is too late: the run is already aborted, even
+        // when a blocked event loop has not let the deadline timer fire yet.
+        if (lost === null && !passed() && sentAt + validFor > deadline) {
           deadline = sentAt + validFor;
           wallDeadline = sentWall + validFor;
           armDeadline();

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, PayloadTooLargeError } from './errors.ts';
 import { isWellFormedText } from './json-boundary.ts';
 import type { NewMessage } from './records.ts';
+import { maxResultBytes } from './session-writer.ts';
 import type { StoreLimits } from './store.ts';
 import {
   MAX_IDENTITY_BYTES,
@@ -14,12 +15,6 @@ import {
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;
-
-/**
- * The longest `leaseTtlMs`: the lease keeper renews every ttl / 3 ms, and a timer longer than
- * 2^31 − 1 ms overflows (Node then fires it every 1 ms), so 3 × (2^31 − 1) ms, ~74.5 days.
- */
-export const MAX_LEASE_TTL_MS = 3 * MAX_LEASE_WAIT_MS;
 
 /** The options `checkRunOptions` looks at; `RunOptions` satisfies it. */
 interface CheckedOptions {
@@ -118,15 +113,8 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
     if (limits !== undefined && sessionId !== undefined)
       checkMessageSize(limits, sessionId, message, messageId);
   }
-  if (options.leaseTtlMs !== undefined) {
-    validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
-    if (options.leaseTtlMs > MAX_LEASE_TTL_MS) {
-      throw new InvalidArgumentError({
-        argument: 'leaseTtlMs',
-        reason: `is ${options.leaseTtlMs}; the most is ${MAX_LEASE_TTL_MS} (the lease keeper renews every ttl / 3 ms)`,
-      });
-    }
-  }
+  // validateTtlMs holds it to [MIN_LEASE_TTL_MS, MAX_LEASE_TTL_MS] (24 h): timer-safe.
+  if (options.leaseTtlMs !== undefined) validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
   const wait: unknown = options.leaseWaitMs;
   if (
     wait !== undefined &&
@@ -177,7 +165,7 @@ function checkMessageSize(limits: StoreLimits, sessionId: string, content: strin
     createdAt: new Date().toISOString(),
   };
   const size = messageByteLength(stored);
-  const limit = Math.min(limits.maxMessageBytes, limits.maxAppendBytes ?? Number.POSITIVE_INFINITY);
+  const limit = maxResultBytes(limits);
   if (size > limit) {
     throw new PayloadTooLargeError({ sessionId, subject: 'message', messageId: stored.id, size, limit });
   }

@@ -561,7 +561,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     );
   }
 
-  // Both were checked (bounds included) by validateRunOptions before anything else.
+  // Both were checked (bounds included) by checkRunOptions before anything else.
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const waitMs = options.leaseWaitMs ?? 0;
   const init: SessionInit = {

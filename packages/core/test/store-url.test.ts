@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { classifyStoreArgument } from '../src/cli/store-url.ts';
 
@@ -17,7 +18,7 @@ describe('what an inspector argument names', () => {
     expect(pkg('rediss://h:6380')).toBe('@agentstore/redis');
     expect(pkg('dynamodb://Sessions?region=eu-west-1')).toBe('@agentstore/dynamodb');
     expect(pkg('sqlite:./a.db')).toBe('@agentstore/sqlite');
-    expect(pkg('file:///tmp/a.db')).toBe('@agentstore/sqlite');
+    expect(pkg(pathToFileURL(join(tmpdir(), 'a.db')).href)).toBe('@agentstore/sqlite');
     expect(pkg('./agent.db')).toBe('@agentstore/sqlite');
     expect(pkg('data/agent')).toBe('@agentstore/sqlite');
     expect(pkg('src/store.ts')).toBe('module');

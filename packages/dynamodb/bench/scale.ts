@@ -8,6 +8,7 @@
 import {
   machineInfo,
   printScaleReport,
+  seedScaleSessions,
   sweepIdleSessions,
   timeOperation,
 } from '@agentstore/conformance/bench';
@@ -45,34 +46,8 @@ async function run(endpoint: string, sessions: number) {
   const tableName = `scale-${sessions}-${Date.now().toString(36)}`;
   await createTable(client, tableName);
   const store = dynamodbStore({ client, tableName });
-  const create = async (from: number, to: number) => {
-    for (let s = from; s < to; s += 25) {
-      await Promise.all(
-        Array.from({ length: Math.min(25, to - s) }, (_, j) =>
-          store.append(`s-${String(s + j).padStart(8, '0')}`, {
-            expectedSeq: 0,
-            messages: [message(0), message(1)],
-            session: {
-              init: {
-                agentName: `agent-${(s + j) % 20}`,
-                ownerId: `owner-${(s + j) % Math.max(1, sessions / 10)}`,
-                tenantId: `tenant-${(s + j) % 50}`,
-                state: {},
-              },
-            },
-            lease: null,
-          }),
-        ),
-      );
-    }
-  };
-  const seedStart = performance.now();
-  await create(0, sessions / 10);
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  const cutoff = new Date().toISOString();
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  await create(sessions / 10, sessions);
-  const seedSeconds = (performance.now() - seedStart) / 1000;
+  // The first 10% go idle before the cutoff; the rest are created after it.
+  const { cutoff, seedSeconds } = await seedScaleSessions(store, sessions, 25, message);
 
   const rows: [string, string, string][] = [];
   const measure = async (what: string, op: () => Promise<unknown>, samples = SAMPLES) => {

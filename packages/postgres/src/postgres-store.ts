@@ -400,7 +400,13 @@ export function postgresStore(
         throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
       }
       const { rows } = await query<DeleteIdleRow>(sql.deleteIdle, [idleBefore, limit, afterKey, afterId]);
-      const row = rows[0]!;
+      const row = rows[0];
+      if (!row)
+        throw new UnexpectedReplyError({
+          store: '@agentstore/postgres',
+          operation: 'deleteIdleSessions',
+          reply: rows,
+        });
       const last = row.last === null ? null : (JSON.parse(row.last) as [string, string]);
       return {
         deleted: JSON.parse(row.deleted) as string[],

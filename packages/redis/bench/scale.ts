@@ -7,11 +7,12 @@
 import {
   machineInfo,
   printScaleReport,
+  seedScaleSessions,
   sweepIdleSessions,
   timeOperation,
 } from '@agentstore/conformance/bench';
 import { launchRedis } from '@agentstore/conformance/launchers';
-import type { NewMessage, SessionInit } from '@agentstore/core';
+import type { NewMessage } from '@agentstore/core';
 import { Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { indexKeys } from '../src/indexes.ts';
@@ -45,35 +46,9 @@ async function run(url: string, sessions: number) {
   const client = new Redis(url);
   const prefix = `scale-${sessions}-${Date.now().toString(36)}:`;
   const store = redisStore({ client }, { keyPrefix: prefix, checkDurability: false });
-  const init = (s: number): SessionInit => ({
-    agentName: `agent-${s % 20}`,
-    ownerId: `owner-${s % Math.max(1, sessions / 10)}`,
-    tenantId: `tenant-${s % 50}`,
-    state: {},
-  });
   const before = Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
-  const create = async (from: number, to: number) => {
-    for (let s = from; s < to; s += 200) {
-      await Promise.all(
-        Array.from({ length: Math.min(200, to - s) }, (_, j) =>
-          store.append(`s-${String(s + j).padStart(8, '0')}`, {
-            expectedSeq: 0,
-            messages: [message(0), message(1)],
-            session: { init: init(s + j) },
-            lease: null,
-          }),
-        ),
-      );
-    }
-  };
   // The first 10% go idle before the cutoff; the rest are created after it.
-  const seedStart = performance.now();
-  await create(0, sessions / 10);
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  const cutoff = new Date().toISOString();
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  await create(sessions / 10, sessions);
-  const seedSeconds = (performance.now() - seedStart) / 1000;
+  const { cutoff, seedSeconds } = await seedScaleSessions(store, sessions, 200, message);
   const after = Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
   const ix = indexKeys(prefix);
   const indexKeyNames = (await client.keys(`${prefix}ix:*`)) as string[];

@@ -160,12 +160,16 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
   let inFlight: Promise<DurabilityReport> | null = null;
   const recheckDurability = (): Promise<DurabilityReport> => {
     if (!checking) return Promise.resolve({ verified: false, warnings: [] });
-    inFlight ??= checkDurability(client).then((fresh) => {
-      inFlight = null;
-      report = fresh;
-      if (!closed) for (const warning of fresh.warnings) onWarning(warning);
-      return fresh;
-    });
+    // Reset in finally: a throwing onWarning must not leave every later check failing with it.
+    inFlight ??= checkDurability(client)
+      .then((fresh) => {
+        report = fresh;
+        if (!closed) for (const warning of fresh.warnings) onWarning(warning);
+        return fresh;
+      })
+      .finally(() => {
+        inFlight = null;
+      });
     return inFlight;
   };
   const durabilityCheck = recheckDurability();

@@ -73,8 +73,10 @@ async function importFromProject(specifier: string, cwd: string): Promise<Record
   let resolved: string;
   try {
     resolved = createRequire(join(cwd, 'package.json')).resolve(specifier);
-  } catch {
-    return null;
+  } catch (error) {
+    // Only "not installed" means not installed; a broken package must say what is wrong with it.
+    if ((error as { code?: unknown }).code === 'MODULE_NOT_FOUND') return null;
+    throw error;
   }
   return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
 }
