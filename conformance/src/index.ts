@@ -2,6 +2,8 @@
  * The conformance kit: contract specs, crash matrix, perf gates.
  * @module @agentstore/conformance
  */
+
+export { openTargetModule, openToolTarget, targetFromModule } from '@agentstore/core/testing';
 export {
   assertContiguous,
   assertUnchanged,
@@ -70,4 +72,3 @@ export type {
   RawSessionRow,
   StoreCapabilities,
 } from './target.ts';
-export { openTargetModule, openToolTarget, targetFromModule } from './target-module.ts';

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { type AgentStore, type AppendInput, isAgentStoreError, type NewMessage } from '@agentstore/core';
-import { durableMemoryStore } from '@agentstore/core/testing';
+import { durableMemoryStore, openToolTarget } from '@agentstore/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openToolTarget } from '../src/target-module.ts';
 
 /*
  * Attack on the validation boundary (issue 15): `validateAppendInput` checks the caller's live

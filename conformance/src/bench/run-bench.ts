@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { openToolTarget } from '@agentstore/core/testing';
 import type { OpenTestTarget } from '../target.ts';
-import { openToolTarget } from '../target-module.ts';
 import { machineInfo } from './machine.ts';
 import { measurePhases, measureTarget } from './measure.ts';
 import { type BenchInput, resolveBenchOptions } from './options.ts';

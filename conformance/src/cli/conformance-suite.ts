@@ -1,7 +1,8 @@
 // The test file the CLI hands to vitest: it loads the user's module (through vitest, so
 // TypeScript works) and registers the whole kit for the target it exports.
+
+import { TARGET_MODULE_ENV, targetFromModule } from '@agentstore/core/testing';
 import { describeAgentStoreConformance } from '../describe.ts';
-import { TARGET_MODULE_ENV, targetFromModule } from '../target-module.ts';
 
 const modulePath = process.env[TARGET_MODULE_ENV];
 if (!modulePath) {

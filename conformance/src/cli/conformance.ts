@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { TARGET_MODULE_ENV } from '@agentstore/core/testing';
 import { startVitest } from 'vitest/node';
-import { TARGET_MODULE_ENV } from '../target-module.ts';
 
 const USAGE = `Usage: agentstore-conformance <module> [--filter <pattern>]
 

@@ -6,6 +6,7 @@
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { openToolTarget } from '@agentstore/core/testing';
 import { describeMachine, machineInfo } from '../bench/machine.ts';
 import { median } from '../bench/stats.ts';
 import {
@@ -14,7 +15,6 @@ import {
   measureLoopRatio,
   measureStepOverhead,
 } from '../perf/ratios.ts';
-import { openToolTarget } from '../target-module.ts';
 
 /** Run from the repository root: the built-in targets start and stop throwaway servers. */
 const DEFAULT_TARGETS = ['packages/sqlite/src/testing/index.ts', 'packages/postgres/src/testing/index.ts'];

@@ -4,10 +4,9 @@
 // chosen fraction of an append's measured duration.
 import { writeSync } from 'node:fs';
 import { type AgentStore, run } from '@agentstore/core';
-import { scriptedLlm } from '@agentstore/core/testing';
+import { openTargetModule, scriptedLlm } from '@agentstore/core/testing';
 import { batchMessages } from '../batches.ts';
 import { sessionInit } from '../fixtures.ts';
-import { openTargetModule } from '../target-module.ts';
 import { PROCESS_SCRIPT, PROCESS_USER_MESSAGE_ID, processAgent } from './agent.ts';
 import { killTimer } from './kill-timer.ts';
 import { CHILD_LINE_PREFIX, type ChildConfig, type ChildLine } from './protocol.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { openToolTarget } from '../target-module.ts';
+import { openToolTarget } from '@agentstore/core/testing';
 import { startLedger } from './ledger.ts';
 import { finishWorker, type StoreContext, spawnWorker } from './scenario-kit.ts';
 import {

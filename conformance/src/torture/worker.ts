@@ -2,8 +2,7 @@
 // session to completion (or until it is killed), and reports every acknowledged append.
 import { writeSync } from 'node:fs';
 import { type AgentStore, isAgentStoreError, type LeaseToken, run } from '@agentstore/core';
-import { renewFaults, scriptedLlm } from '@agentstore/core/testing';
-import { openToolTarget } from '../target-module.ts';
+import { openToolTarget, renewFaults, scriptedLlm } from '@agentstore/core/testing';
 import { TORTURE_MESSAGE_ID, TORTURE_SCRIPT, tortureAgent } from './agent.ts';
 import { LINE_PREFIX, type WorkerConfig, type WorkerLine } from './protocol.ts';
 

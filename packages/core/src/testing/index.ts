@@ -38,3 +38,10 @@ export type {
   StoreCapabilities,
 } from './store-target.ts';
 export { roundTripCounters, type TargetServer, targetOnServer, withServer } from './store-target.ts';
+export {
+  moduleUrl,
+  openTargetModule,
+  openToolTarget,
+  TARGET_MODULE_ENV,
+  targetFromModule,
+} from './target-module.ts';

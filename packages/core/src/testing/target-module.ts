@@ -1,5 +1,5 @@
-import type { AgentStore } from '@agentstore/core';
-import type { ConformanceTarget, OpenTestTarget } from './target.ts';
+import type { AgentStore } from '../store.ts';
+import type { ConformanceTarget, OpenTestTarget } from './store-target.ts';
 
 /** How the CLI tells its suite which module to test: workers inherit the environment. */
 export const TARGET_MODULE_ENV = 'AGENTSTORE_CONFORMANCE_TARGET';
