@@ -1,13 +1,35 @@
-import type { Miniflare } from 'miniflare';
 import type { LaunchedServer } from './process-tools.ts';
 
-/** The D1 binding miniflare hands out (its own workers-types `D1Database`). */
-export type MiniflareD1Database = Awaited<ReturnType<Miniflare['getD1Database']>>;
+/**
+ * The part of the D1 binding miniflare hands out that tests use, as a structural type, so these
+ * declarations never need miniflare's (or `@cloudflare/workers-types`') types installed.
+ * Miniflare's `D1Database` fits it, and it fits `@agentstore/d1`'s `D1DatabaseLike`.
+ */
+export interface D1StatementHandle {
+  bind(...values: unknown[]): D1StatementHandle;
+  first<Row = Record<string, unknown>>(): Promise<Row | null>;
+  all<Row = Record<string, unknown>>(): Promise<{ results: Row[] }>;
+  run(): Promise<unknown>;
+}
+
+/** A D1 database as reached from Node through miniflare's proxy. */
+export interface D1DatabaseHandle {
+  prepare(query: string): D1StatementHandle;
+  /** Runs the statements in one transaction. */
+  batch<Row = unknown>(statements: D1StatementHandle[]): Promise<{ results: Row[] }[]>;
+  exec(query: string): Promise<unknown>;
+}
+
+/** The part of a `Miniflare` instance tests use: requests to the worker running beside the database. */
+export interface MiniflareHandle {
+  dispatchFetch(input: string, init?: RequestInit): Promise<Response>;
+  dispose(): Promise<void>;
+}
 
 export interface D1LaunchInfo {
-  miniflare: Miniflare;
+  miniflare: MiniflareHandle;
   /** The `DB` binding, reached from Node through miniflare's proxy (~2 ms per call). */
-  db: MiniflareD1Database;
+  db: D1DatabaseHandle;
   /** Binding name of the database inside the worker. */
   binding: 'DB';
 }
@@ -50,9 +72,11 @@ export async function launchD1(options: LaunchD1Options = {}): Promise<LaunchedS
     ...(options.persist !== undefined ? { d1Persist: options.persist } : {}),
   });
   try {
-    const db = await miniflare.getD1Database('DB');
+    const db: D1DatabaseHandle = await miniflare.getD1Database('DB');
+    // Miniflare's Response is undici's own class; at runtime it is the same fetch Response.
+    const handle = miniflare as unknown as MiniflareHandle;
     return {
-      info: { miniflare, db, binding: 'DB' },
+      info: { miniflare: handle, db, binding: 'DB' },
       owned: true,
       stop: () => miniflare.dispose(),
     };

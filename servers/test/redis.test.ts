@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchRedis, MissingServerBinaryError, redisCommand } from '@agentstore/conformance/launchers';
 import { afterEach, expect, it } from 'vitest';
+import { launchRedis, MissingServerBinaryError, redisCommand } from '../src/index.ts';
 
 const savedPath = process.env.PATH;
 afterEach(() => {

@@ -1,6 +1,7 @@
 /**
- * Real-server launchers for tests and benchmarks.
- * @module @agentstore/conformance/launchers
+ * Real-server launchers for tests and benchmarks: throwaway Postgres (initdb), PgBouncer, Redis
+ * and Redis Cluster, DynamoDB Local, D1 (miniflare), and a TCP proxy that loses an answer.
+ * @module @agentstore/servers
  */
 export * from './d1.ts';
 export * from './drop-proxy.ts';
