@@ -1,4 +1,4 @@
-import type { ConformanceTarget } from '../target.ts';
+import type { ConformanceTarget } from '@agentstore/core/testing';
 
 /** Lines a worker writes to stdout, one JSON object each, after this prefix. */
 export const LINE_PREFIX = '@@torture ';

@@ -1,6 +1,5 @@
 import type { AgentStore } from '@agentstore/core';
-import type { RawReader } from '@agentstore/core/testing';
-import type { OpenTestTarget } from '../target.ts';
+import type { OpenTestTarget, RawReader } from '@agentstore/core/testing';
 import type { Ledger } from './ledger.ts';
 import type { WorkerLine } from './protocol.ts';
 import { startWorker, type Worker } from './worker-process.ts';

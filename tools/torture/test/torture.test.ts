@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCleanTorture, runTorture } from '../src/torture/index.ts';
+import { runCleanTorture, runTorture } from '../src/index.ts';
 
 // Real worker processes, real SIGKILLs, a real database file: the custom node:sqlite store of
 // docs/custom-store.md, opened in every worker from its target module. Each adapter tortures its
 // own target in its package (packages/*/test/torture.test.ts); the long runs behind
 // docs/reliability.md use the same code through `pnpm torture`.
 const SEED = 20_261_122;
-const customTarget = join(import.meta.dirname, '../../docs/examples/custom-store/conformance-target.ts');
+const customTarget = join(import.meta.dirname, '../../../docs/examples/custom-store/conformance-target.ts');
 
 describe('crash torture of any target module', () => {
   it('a custom store: SIGKILLed runs resume exactly once; two racers queue; a stopped worker is fenced; a partitioned holder stops', async () => {
@@ -36,7 +36,7 @@ describe('crash torture of any target module', () => {
   it('refuses a target that cannot be reopened by another process', async () => {
     await expect(
       runTorture({
-        targets: [join(import.meta.dirname, '../src/bench/memory-target.ts')],
+        targets: [join(import.meta.dirname, 'fixtures/in-process-target.ts')],
         trials: 1,
         seed: 1,
       }),

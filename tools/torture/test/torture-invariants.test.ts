@@ -1,11 +1,11 @@
 import { run } from '@agentstore/core';
 import { durableMemoryStore, type RawReader, scriptedLlm } from '@agentstore/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TORTURE_MESSAGE_ID, TORTURE_SCRIPT, tortureAgent } from '../src/torture/agent.ts';
-import { checkTrial, type TrialEvidence } from '../src/torture/invariants.ts';
-import { type Ledger, startLedger } from '../src/torture/ledger.ts';
-import { createPrng, deriveSeed } from '../src/torture/prng.ts';
-import type { WorkerLine } from '../src/torture/protocol.ts';
+import { TORTURE_MESSAGE_ID, TORTURE_SCRIPT, tortureAgent } from '../src/agent.ts';
+import { checkTrial, type TrialEvidence } from '../src/invariants.ts';
+import { type Ledger, startLedger } from '../src/ledger.ts';
+import { createPrng, deriveSeed } from '../src/prng.ts';
+import type { WorkerLine } from '../src/protocol.ts';
 
 // The checks must catch what they claim to: a clean session passes, each planted fault is named.
 let ledger: Ledger;

@@ -2,13 +2,14 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatReport, runTorture } from '../torture/index.ts';
+import { formatReport, runTorture } from '../index.ts';
 
 const USAGE = `Usage: agentstore-torture --target <module>[,<module>…] [options]
 
 Crash torture for any agentstore store: runs a multi-step agent in worker processes against the
 target a module describes (the same file agentstore-conformance takes; built-in stores publish
-theirs as @agentstore/<name>/testing, e.g. node_modules/@agentstore/postgres/dist/testing/index.js), SIGKILLs them at seeded random moments and resumes in fresh processes until the run
+theirs as @agentstore/<name>/testing, e.g. node_modules/@agentstore/postgres/dist/testing/index.js),
+SIGKILLs them at seeded random moments and resumes in fresh processes until the run
 completes; races workers on one crashed session; SIGSTOPs a worker past its lease (fencing);
 partitions a lease holder from the database while its handlers run; optionally crash-restarts
 the server mid-run. Checks after every trial: no side effect without

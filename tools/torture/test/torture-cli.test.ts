@@ -7,7 +7,7 @@ const custom = 'docs/examples/custom-store/conformance-target.ts';
 const torture = (...args: string[]) =>
   spawnSync(process.execPath, ['--conditions=@agentstore/source', cli, ...args], {
     encoding: 'utf8',
-    cwd: join(import.meta.dirname, '../..'),
+    cwd: join(import.meta.dirname, '../../..'),
   });
 
 describe('agentstore-torture CLI', () => {
