@@ -21,7 +21,7 @@ import {
   processTierChecks,
   retentionChecks,
 } from '../src/index.ts';
-import type { SplitFlaw } from './support/split-store.ts';
+import { type SplitFlaw, splitTarget } from './support/split-store.ts';
 import { type Flaws, tableStore } from './support/table-store.ts';
 
 function contextFor(flaws: Flaws, roundTripUs = 0): CheckContext {
@@ -243,6 +243,64 @@ describe('broken stores on a real database (node:sqlite file), through their tar
     opened.push(good);
     await shifting.run(good);
   });
+
+  /** A flawed store in this process, on its own database file (no module: in-process checks only). */
+  async function inProcess(flaw: SplitFlaw): Promise<CheckContext> {
+    const target = splitTarget({ flaw });
+    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
+    opened.push(ctx);
+    return ctx;
+  }
+  /** The correct example store, for proving a new check passes what it should. */
+  async function correctStore(): Promise<CheckContext> {
+    const target = await openTargetModule(
+      join(import.meta.dirname, '../../docs/examples/custom-store/conformance-target.ts'),
+    );
+    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
+    opened.push(ctx);
+    return ctx;
+  }
+
+  it('fence-live-only: a stale epoch writes once its successor released the lease or let it lapse', async () => {
+    const fenced = check(leaseChecks, 'a fenced epoch stays fenced once its successor released');
+    await expect(fenced.run(await inProcess('fence-live-only'))).rejects.toThrow(
+      /after its successor released the lease: the store accepted it .* it compares the lease only while a live lease is stored/,
+    );
+    await fenced.run(await correctStore());
+  });
+
+  it.each([
+    ['owner-ci', /owner ids were compared loosely, case-insensitively \("ALICE" for "alice"\)/],
+    ['owner-pad-space', /owner ids were compared loosely, ignoring trailing spaces \(a trailing space\)/],
+  ] as const)('%s: an owner variant leases another owner’s session', async (flaw, cause) => {
+    const ctx = await inProcess(flaw);
+    const exact = check(leaseChecks, 'owner and tenant are compared exactly');
+    await expect(exact.run(ctx)).rejects.toThrow(cause);
+    await expect(exact.run(ctx)).rejects.toThrow(
+      /expected SessionAccessDeniedError, but the lease was granted/,
+    );
+    await exact.run(await correctStore());
+  });
+
+  it('owner-ci: under a live lease the access check names the case-insensitive compare, not "busy"', async () => {
+    const ctx = await inProcess('owner-ci');
+    await expect(check(leaseChecks, 'a different owner or tenant is denied').run(ctx)).rejects.toThrow(
+      /expected SessionAccessDeniedError, got SessionBusyError .*: the caller passed the owner check and was stopped only by the live lease — owner ids were compared case-insensitively/,
+    );
+  });
+
+  it.each([
+    ['owner-pad-space', /the filter compared ids loosely, ignoring trailing spaces/],
+    ['list-filter-ci', /the filter compared ids loosely, case-insensitively \("ALICE" for "alice"\)/],
+    ['owner-ci', /the filter compared ids loosely, case-insensitively \("ALICE" for "alice"\)/],
+  ] as const)(
+    '%s: a listSessions filter with a variant id lists the original’s sessions',
+    async (flaw, cause) => {
+      const filters = check(isolationChecks, 'listSessions filters compare exactly');
+      await expect(filters.run(await inProcess(flaw))).rejects.toThrow(cause);
+      await filters.run(await correctStore());
+    },
+  );
 
   it('the correct node:sqlite store passes the observer and the process tier', {
     timeout: 240_000,

@@ -76,7 +76,12 @@ export type SplitFlaw =
   | 'proto-assign';
 
 /** The flaws of the first kit, which read the caller's live input (no `snapshotInput`). */
-const LIVE_INPUT_FLAWS: ReadonlySet<SplitFlaw> = new Set(['split-null', 'split-head', 'no-seq-check', 'no-snapshot']);
+const LIVE_INPUT_FLAWS: ReadonlySet<SplitFlaw> = new Set([
+  'split-null',
+  'split-head',
+  'no-seq-check',
+  'no-snapshot',
+]);
 
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -152,7 +157,12 @@ export function splitStore(path: string, flaw: SplitFlaw): AgentStore {
   };
 
   /** Inserts the messages at `base + 1…`, creates the session if missing and moves the head (guarded unless `unguarded`). */
-  function write(sessionId: string, input: AppendInput, base: number, unguarded = false): { headSeq: number } {
+  function write(
+    sessionId: string,
+    input: AppendInput,
+    base: number,
+    unguarded = false,
+  ): { headSeq: number } {
     const iso = new Date(dbNow()).toISOString();
     const row = sessionRow.get(sessionId) as Row | undefined;
     const headSeq = base + input.messages.length;
@@ -212,7 +222,8 @@ export function splitStore(path: string, flaw: SplitFlaw): AgentStore {
 
   // stale-cache: one cache per store instance, dropped only by this instance's own calls.
   const cache = new Map<string, Map<number, LoadResult>>();
-  const cached = <A extends unknown[], R>(method: (sessionId: string, ...rest: A) => Promise<R>) =>
+  const cached =
+    <A extends unknown[], R>(method: (sessionId: string, ...rest: A) => Promise<R>) =>
     async (sessionId: string, ...rest: A): Promise<R> => {
       cache.delete(sessionId);
       return method(sessionId, ...rest);
@@ -295,7 +306,9 @@ export function splitStore(path: string, flaw: SplitFlaw): AgentStore {
         case 'nul-refused':
           if (hasNul(input.messages) || hasNul(input.session)) {
             // What node-postgres reports for a text column or a jsonb value holding U+0000.
-            throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+            throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+              code: '22021',
+            });
           }
           return correct.append(sessionId, input);
         case 'stale-cache':
