@@ -302,6 +302,44 @@ describe('broken stores on a real database (node:sqlite file), through their tar
     },
   );
 
+  it.each(['stale-cache', 'write-behind'] as const)(
+    '%s: an acknowledged append is not seen by a load on another instance',
+    async (flaw) => {
+      const acks = check(
+        appendLoadChecks,
+        'once an append is acknowledged, a load on another store instance',
+      );
+      await expect(acks.run(await inProcess(flaw))).rejects.toThrow(
+        /instance A appended, instance B loaded: the append was acknowledged with headSeq 3, but the other instance's load returned headSeq 1 .* an acknowledged write was not visible/,
+      );
+      await acks.run(await correctStore());
+    },
+  );
+
+  it('nul-refused: a store that refuses U+0000 fails a tool output holding one, named for it', async () => {
+    const nul = check(appendLoadChecks, 'U+0000 inside message content');
+    await expect(nul.run(await inProcess('nul-refused'))).rejects.toThrow(
+      /failed with Error \(code 22021\): invalid byte sequence .* the store refuses a character the boundary accepts/,
+    );
+    await nul.run(await correctStore());
+  });
+
+  it('proto-assign: a store that decodes JSON by assignment loses an own "__proto__" key to the prototype', async () => {
+    const proto = check(appendLoadChecks, 'an own "__proto__" key');
+    await expect(proto.run(await inProcess('proto-assign'))).rejects.toThrow(
+      /toolCalls\[0\]\.input: an own "__proto__" key came back as \{"a":1\} \(own keys \["a"\], inherits "polluted": true\) — the store decodes JSON into objects by assignment/,
+    );
+    await proto.run(await correctStore());
+  });
+
+  it('retention-client-clock: a sweep by a client whose clock runs ahead deletes a leased session', async () => {
+    const skewed = check(retentionChecks, 'deleteIdleSessions run by a client whose clock is ahead');
+    await expect(skewed.run(await inProcess('retention-client-clock'))).rejects.toThrow(
+      /called by a client whose clock runs 40000 ms ahead, deleted .*, which holds a live 30000 ms lease — the store judges lease liveness by the caller's clock/,
+    );
+    await skewed.run(await correctStore());
+  });
+
   it('the correct node:sqlite store passes the observer and the process tier', {
     timeout: 240_000,
   }, async () => {
