@@ -340,6 +340,21 @@ describe('broken stores on a real database (node:sqlite file), through their tar
     await skewed.run(await correctStore());
   });
 
+  it('check-outside-txn: passes every in-process concurrency check, and fails when processes race', {
+    timeout: 240_000,
+  }, async () => {
+    const ctx = await open('check-outside-txn');
+    // One process with a synchronous driver never interleaves the check and the write …
+    await check(concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq').run(ctx);
+    await check(concurrencyChecks, 'writers that retry on SeqConflictError').run(ctx);
+    // … three processes do.
+    await expect(
+      check(processTierChecks, 'process tier: 3 processes appending to one session at once').run(ctx),
+    ).rejects.toThrow(
+      /120 appends acknowledged by 3 processes racing on one session: \d+ seqs were each acknowledged to more than one append .* appends with the same expectedSeq both committed: the store checks the head \(or the lease\) and writes in separate steps/,
+    );
+  });
+
   it('the correct node:sqlite store passes the observer and the process tier', {
     timeout: 240_000,
   }, async () => {

@@ -69,6 +69,37 @@ async function appendBatches(store: AgentStore, config: ChildConfig): Promise<vo
   }
 }
 
+/** Waits for the parent's `go` on stdin: every racing child starts appending at the same moment. */
+async function awaitGo(): Promise<void> {
+  for await (const chunk of process.stdin) if (String(chunk).includes('go')) return;
+}
+
+/** Appends one message at a time at the loaded head; on SeqConflictError it reloads and retries. */
+async function raceAppends(store: AgentStore, config: ChildConfig): Promise<void> {
+  await awaitGo();
+  let acked = 0;
+  for (let attempt = 1; acked < config.batches; attempt++) {
+    if (attempt > config.batches * 200)
+      throw new Error(`no progress: ${acked} appends acknowledged in ${attempt} attempts`);
+    const head = (await store.load(config.sessionId))?.session.headSeq ?? 0;
+    const batch = batchMessages(`race-${process.pid}`, acked + 1, 1);
+    const ids = batch.map((m) => m.id);
+    report({ t: 'start', batch: acked + 1, expectedSeq: head, ids });
+    try {
+      const { headSeq } = await store.append(config.sessionId, {
+        expectedSeq: head,
+        messages: batch,
+        session: { init: sessionInit() },
+        lease: null,
+      });
+      acked += 1;
+      report({ t: 'ack', batch: acked, ids, headSeq });
+    } catch (error) {
+      if ((error as { code?: unknown })?.code !== 'SEQ_CONFLICT') throw error;
+    }
+  }
+}
+
 async function runAgent(store: AgentStore, config: ChildConfig): Promise<string> {
   armKill(config.killAtTurn);
   const result = await run(
@@ -92,6 +123,7 @@ async function main(config: ChildConfig): Promise<number> {
   try {
     let status = 'appended';
     if (config.mode === 'run') status = await runAgent(store, config);
+    else if (config.mode === 'race') await raceAppends(store, config);
     else await appendBatches(store, config);
     report({ t: 'done', status });
     return 0;
