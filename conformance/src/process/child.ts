@@ -4,7 +4,7 @@
 // chosen fraction of an append's measured duration.
 import { writeSync } from 'node:fs';
 import { type AgentStore, run } from '@agentstore/core';
-import { openTargetModule, scriptedLlm } from '@agentstore/core/testing';
+import { openToolTarget, scriptedLlm } from '@agentstore/core/testing';
 import { batchMessages } from '../batches.ts';
 import { sessionInit } from '../fixtures.ts';
 import { PROCESS_SCRIPT, PROCESS_USER_MESSAGE_ID, processAgent } from './agent.ts';
@@ -117,7 +117,8 @@ async function runAgent(store: AgentStore, config: ChildConfig): Promise<string>
 }
 
 async function main(config: ChildConfig): Promise<number> {
-  const target = await openTargetModule(config.module, config.options);
+  // Opened as a tool opens it, so a child that ends on its own (race mode) closes what the target opened.
+  const target = await openToolTarget(config.module, config.options);
   const store = await target.createStore();
   report({ t: 'ready', pid: process.pid });
   try {
@@ -136,7 +137,11 @@ async function main(config: ChildConfig): Promise<number> {
     });
     return 1;
   } finally {
-    await (target.destroyStore ? target.destroyStore(store) : store.close());
+    try {
+      await (target.destroyStore ? target.destroyStore(store) : store.close());
+    } finally {
+      await target.close();
+    }
   }
 }
 
