@@ -324,6 +324,14 @@ describe('broken stores on a real database (node:sqlite file), through their tar
     await nul.run(await correctStore());
   });
 
+  it('nul-cut: a store whose driver reads content only up to U+0000 is told so', async () => {
+    await expect(
+      check(appendLoadChecks, 'U+0000 inside message content').run(await inProcess('nul-cut')),
+    ).rejects.toThrow(
+      /message #1's content "user text with a NUL \\u0000 inside" came back cut off at its first U\+0000 as "user text with a NUL " — the store or its driver reads text as a C string/,
+    );
+  });
+
   it('proto-assign: a store that decodes JSON by assignment loses an own "__proto__" key to the prototype', async () => {
     const proto = check(appendLoadChecks, 'an own "__proto__" key');
     await expect(proto.run(await inProcess('proto-assign'))).rejects.toThrow(

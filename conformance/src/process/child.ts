@@ -79,8 +79,14 @@ async function raceAppends(store: AgentStore, config: ChildConfig): Promise<void
   await awaitGo();
   let acked = 0;
   for (let attempt = 1; acked < config.batches; attempt++) {
-    if (attempt > config.batches * 200)
-      throw new Error(`no progress: ${acked} appends acknowledged in ${attempt} attempts`);
+    if (attempt > config.batches * 200) {
+      throw Object.assign(
+        new Error(
+          `no progress: ${attempt - 1} appends at the loaded head, ${acked} acknowledged, the rest SeqConflictError — load keeps returning a head the store's own append refuses`,
+        ),
+        { code: 'NO_PROGRESS' },
+      );
+    }
     const head = (await store.load(config.sessionId))?.session.headSeq ?? 0;
     const batch = batchMessages(`race-${process.pid}`, acked + 1, 1);
     const ids = batch.map((m) => m.id);

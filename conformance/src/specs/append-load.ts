@@ -408,6 +408,14 @@ export const appendLoadChecks: ConformanceCheck[] = [
       }
       const loaded = await store.load(id);
       assert(loaded, 'load after an append holding U+0000 returned null');
+      const cut = loaded.messages.findIndex(
+        (m, i) => m.content !== appended[i]?.content && m.content === appended[i]?.content.split('\u0000')[0],
+      );
+      if (cut >= 0) {
+        violation(
+          `message #${cut + 1}'s content ${preview(appended[cut]?.content)} came back cut off at its first U+0000 as ${preview(loaded.messages[cut]?.content)} — the store or its driver reads text as a C string (node:sqlite reads a TEXT value only up to U+0000: read it as bytes, CAST(content AS BLOB), and decode the UTF-8)`,
+        );
+      }
       assertMessages(loaded.messages, asRecords(appended, 1), 'messages holding U+0000');
       assertEqual(loaded.session.state, state, 'session state holding U+0000');
       if (capabilities.raw) {

@@ -314,6 +314,11 @@ export const processTierChecks: ConformanceCheck[] = [
             );
           }
           const failed = child.lines.find((line) => line.t === 'error');
+          if (failed?.t === 'error' && failed.code === 'NO_PROGRESS') {
+            violation(
+              `a child process racing appends made ${failed.message}: its store instance serves a stale session (a per-instance cache), so it can never append at the real head`,
+            );
+          }
           if (failed?.t === 'error') {
             violation(
               `in a child process racing appends, an append failed with something other than SeqConflictError: ${failed.code ?? 'error'}: ${failed.message}`,

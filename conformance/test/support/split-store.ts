@@ -56,6 +56,8 @@ import type { ConformanceTarget } from '../../src/index.ts';
  * - `retention-client-clock`: deleteIdleSessions judges lease liveness by the caller's `Date`.
  * - `nul-refused`: U+0000 in a message or the state refused with a plain driver error, as
  *   Postgres `text` and `jsonb` do.
+ * - `nul-cut`: message content read back as node:sqlite reads a TEXT column, up to its first
+ *   U+0000 (what the example store did before it read content as bytes).
  * - `proto-assign`: stored JSON decoded through `Object.assign`, so an own `__proto__` key
  *   becomes the prototype.
  */
@@ -73,6 +75,7 @@ export type SplitFlaw =
   | 'write-behind'
   | 'retention-client-clock'
   | 'nul-refused'
+  | 'nul-cut'
   | 'proto-assign';
 
 /** The flaws of the first kit, which read the caller's live input (no `snapshotInput`). */
@@ -321,6 +324,15 @@ export function splitStore(path: string, flaw: SplitFlaw): AgentStore {
 
     async load(sessionId, options = {}) {
       if (flaw === 'write-behind') await behind; // read-your-writes, in this instance only
+      if (flaw === 'nul-cut') {
+        const loaded = await correct.load(sessionId, options);
+        return (
+          loaded && {
+            ...loaded,
+            messages: loaded.messages.map((m) => ({ ...m, content: m.content.split('\u0000')[0] ?? '' })),
+          }
+        );
+      }
       if (flaw === 'proto-assign') {
         const loaded = await correct.load(sessionId, options);
         return loaded && (JSON.parse(JSON.stringify(loaded), plainObjects) as LoadResult);
