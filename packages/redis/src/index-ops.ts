@@ -8,7 +8,7 @@ import {
 } from '@agentstore/core';
 import { parseRetentionCursor, type RetentionRequest } from '@agentstore/core/store';
 import type { Cluster, Redis } from 'ioredis';
-import { INDEX_BUCKETS, type IndexKeys, type IndexKind } from './indexes.ts';
+import { INDEX_BUCKETS, type IndexKeys, indexFor } from './indexes.ts';
 import { indexMember, type KeySpace, sessionIdFromMember } from './keys.ts';
 import type { ScriptRunner } from './script-runner.ts';
 
@@ -77,25 +77,20 @@ export async function pruneStale(ctx: IndexContext, key: string, sessionId: stri
 }
 
 /**
- * The first filter given drives the scan (owner, then tenant, then agent name; none: the index of
- * every session); further filters are checked on the sessions it yields. Each round reads at most
- * `batch` entries from each bucket and keeps the first `batch` of their merge, which are exactly
- * the next `batch` ids of the whole index.
+ * Walks the one index that holds exactly the sessions the filters select (every combination of
+ * owner, tenant and agent name has its own, see indexes.ts), so a page reads about `limit`
+ * entries whichever filters are given. Each round reads at most `batch` entries from each bucket
+ * and keeps the first `batch` of their merge, which are exactly the next `batch` ids of the whole
+ * index. The filters are still checked on each record (a safety net: an entry never outlives its
+ * session's fields, which do not change).
  */
 export async function listSessions(ctx: IndexContext, input: ListSessionsInput): Promise<ListSessionsResult> {
   const { ownerId, tenantId, agentName, limit, cursor } = input;
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
   }
-  const [kind, value]: [IndexKind, string | undefined] =
-    ownerId !== undefined
-      ? ['o', ownerId]
-      : tenantId !== undefined
-        ? ['t', tenantId]
-        : agentName !== undefined
-          ? ['g', agentName]
-          : ['a', undefined];
-  const bucketKeys = ctx.ix.lex(kind, value);
+  const { kind, values } = indexFor({ ownerId, tenantId, agentName });
+  const bucketKeys = ctx.ix.lex(kind, values);
   const matches = (s: SessionRecord) =>
     (ownerId === undefined || s.ownerId === ownerId) &&
     (tenantId === undefined || s.tenantId === tenantId) &&

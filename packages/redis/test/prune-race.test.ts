@@ -84,11 +84,11 @@ describe('pruning stale index entries on a Cluster', () => {
     for (const k of ctx.ix.memberships('late', fields)) expect(await client.zscore(k, member)).toBe('0');
   });
 
-  it('a session with owner and tenant joins four lex indexes (all, agent, owner, tenant)', async () => {
+  it('a session with owner and tenant joins eight lex indexes (all, and every combination of owner, tenant, agent)', async () => {
     const prefix = uniquePrefix('prune');
     const ctx = context(prefix);
     await addToIndexes(ctx, 's', { ...init({ ownerId: 'o', tenantId: 't' }) }, Date.now());
-    expect(ctx.ix.memberships('s', { agentName: 'agent', ownerId: 'o', tenantId: 't' })).toHaveLength(4);
+    expect(ctx.ix.memberships('s', { agentName: 'agent', ownerId: 'o', tenantId: 't' })).toHaveLength(8);
     for (const k of ctx.ix.memberships('s', { agentName: 'agent', ownerId: 'o', tenantId: 't' })) {
       expect(await client.zscore(k, indexMember('s'))).toBe('0');
     }
