@@ -148,12 +148,18 @@ describe('DynamoDB session indexes', () => {
     expect(await listAll({ tenantId: 'tenant-3', agentName: 'agent-1' }, 7)).toEqual(
       expected((i) => i % 4 === 3 && i % 2 === 1),
     );
-    expect(await listAll({ ownerId: 'owner-3', tenantId: 'tenant-3' }, 3)).toEqual(expected((i) => i % 16 === 3));
-    expect(await listAll({ ownerId: 'owner-4', agentName: 'agent-0' }, 4)).toEqual(expected((i) => i % 16 === 4));
-    expect(await listAll({ tenantId: 'tenant-2', agentName: 'agent-0' }, 9)).toEqual(expected((i) => i % 4 === 2));
-    expect(
-      await listAll({ ownerId: 'owner-9', tenantId: 'tenant-1', agentName: 'agent-1' }, 2),
-    ).toEqual(expected((i) => i % 16 === 9));
+    expect(await listAll({ ownerId: 'owner-3', tenantId: 'tenant-3' }, 3)).toEqual(
+      expected((i) => i % 16 === 3),
+    );
+    expect(await listAll({ ownerId: 'owner-4', agentName: 'agent-0' }, 4)).toEqual(
+      expected((i) => i % 16 === 4),
+    );
+    expect(await listAll({ tenantId: 'tenant-2', agentName: 'agent-0' }, 9)).toEqual(
+      expected((i) => i % 4 === 2),
+    );
+    expect(await listAll({ ownerId: 'owner-9', tenantId: 'tenant-1', agentName: 'agent-1' }, 2)).toEqual(
+      expected((i) => i % 16 === 9),
+    );
   });
 
   it('with ttlSeconds only session items carry ttl: expiry removes a session whole', async () => {
