@@ -31,9 +31,10 @@ export function indexedFields(stored: (string | null | undefined)[]): IndexedFie
 }
 
 /**
- * Cluster only: adds a session to every index it belongs to. Called before the creating script
- * (a session that exists is always listed) and again after it, which undoes a prune that raced
- * the creation (see `pruneStale`).
+ * Cluster only: adds a session to every index it belongs to. Called once, between the creating
+ * script's two runs: after its creation marker is set (so a racing prune puts back what it
+ * removes, see `pruneStale`) and before the session exists (so a session that exists is always
+ * listed).
  */
 export async function addToIndexes(
   ctx: IndexContext,
@@ -62,8 +63,9 @@ export async function removeFromIndexes(ctx: IndexContext, sessionId: string, fi
 /**
  * An index entry whose session is gone (expired, deleted, or a creation that failed) is removed.
  * Standalone: one script checks and removes atomically. Cluster (index and session in different
- * slots): remove, then look again and put it back if the session exists by now; a creation
- * re-adds its entries after creating, so an entry is never lost whichever way the two interleave.
+ * slots): remove, then look again and put it back if the session exists by now or a creation of
+ * it is in progress (its marker, set before the creation adds any entry and dropped only when the
+ * session exists), so an entry is never lost whichever way the two interleave.
  */
 export async function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
   const member = indexMember(sessionId);
@@ -73,7 +75,8 @@ export async function pruneStale(ctx: IndexContext, key: string, sessionId: stri
     return;
   }
   if ((await ctx.client.zrem(key, member)) === 0) return;
-  if ((await ctx.client.exists(sessionKey)) === 1) await ctx.client.zadd(key, 0, member);
+  const creatingKey = ctx.keys.session(sessionId).creating;
+  if ((await ctx.client.exists(sessionKey, creatingKey)) > 0) await ctx.client.zadd(key, 0, member);
 }
 
 /**

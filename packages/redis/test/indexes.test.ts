@@ -136,12 +136,18 @@ describe('Redis session indexes', () => {
     expect(await listAll({ tenantId: 'tenant-3', agentName: 'agent-1' }, 7)).toEqual(
       expected((i) => i % 4 === 3 && i % 2 === 1),
     );
-    expect(await listAll({ ownerId: 'owner-7', tenantId: 'tenant-3' }, 3)).toEqual(expected((i) => i % 40 === 7));
-    expect(await listAll({ ownerId: 'owner-8', agentName: 'agent-0' }, 4)).toEqual(expected((i) => i % 40 === 8));
-    expect(await listAll({ tenantId: 'tenant-2', agentName: 'agent-0' }, 9)).toEqual(expected((i) => i % 4 === 2));
-    expect(
-      await listAll({ ownerId: 'owner-9', tenantId: 'tenant-1', agentName: 'agent-1' }, 2),
-    ).toEqual(expected((i) => i % 40 === 9));
+    expect(await listAll({ ownerId: 'owner-7', tenantId: 'tenant-3' }, 3)).toEqual(
+      expected((i) => i % 40 === 7),
+    );
+    expect(await listAll({ ownerId: 'owner-8', agentName: 'agent-0' }, 4)).toEqual(
+      expected((i) => i % 40 === 8),
+    );
+    expect(await listAll({ tenantId: 'tenant-2', agentName: 'agent-0' }, 9)).toEqual(
+      expected((i) => i % 4 === 2),
+    );
+    expect(await listAll({ ownerId: 'owner-9', tenantId: 'tenant-1', agentName: 'agent-1' }, 2)).toEqual(
+      expected((i) => i % 40 === 9),
+    );
   });
 
   it('entries of sessions that expired are removed from the index a listing walks, not skipped forever', async () => {
@@ -158,7 +164,9 @@ describe('Redis session indexes', () => {
   it('deleteSession and deleteIdleSessions take the session out of every index', async () => {
     await store.deleteSession(id(47)); // owner-7, tenant-3, agent-1
     expect(await indexEntries(client, prefix, 'o', 'owner-7')).toBe(SESSIONS / 40 - 2);
-    expect(await indexEntries(client, prefix, 'otg', ['owner-7', 'tenant-3', 'agent-1'])).toBe(SESSIONS / 40 - 1);
+    expect(await indexEntries(client, prefix, 'otg', ['owner-7', 'tenant-3', 'agent-1'])).toBe(
+      SESSIONS / 40 - 1,
+    );
     const idleBefore = new Date(Date.now() + 1000).toISOString();
     const deleted: string[] = [];
     let cursor: string | null = null;
