@@ -32,7 +32,8 @@ const expire = (id: string) =>
   client.send(
     new DeleteItemCommand({ TableName: table.tableName, Key: { pk: { S: id }, sk: { S: 'session' } } }),
   );
-const sortKeys = async (id: string) => (await rawItems(client, table.tableName, id)).map((item) => item.sk?.S);
+const sortKeys = async (id: string) =>
+  (await rawItems(client, table.tableName, id)).map((item) => item.sk?.S);
 
 it('an expired session is gone whole; its id starts a new session in one request, which never reads the old items', async () => {
   const store = dynamodbStore({ client, tableName: table.tableName, ttlSeconds: 3600 });
