@@ -1,3 +1,4 @@
+import { abortableSleep } from './abortable-sleep.ts';
 import type { AgentDefinition } from './agent.ts';
 import {
   type ApprovalDecision,
@@ -412,20 +413,6 @@ async function loop(
   }
 }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** A busy session is polled from this interval, doubling up to the cap, each with ±25% jitter. */
 const WAIT_POLL_MIN_MS = 25;
 const WAIT_POLL_MAX_MS = 250;
@@ -627,6 +614,8 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       headSeq: loaded?.session.headSeq ?? 0,
       init,
       state: totalUsage,
+      assertHeld: keeper.assertHeld,
+      leaseLost: leaseLost.signal,
     });
     const ledger: MessageLedger = {
       get headSeq() {
@@ -634,8 +623,8 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       },
       limits: base.limits,
       async commit(batch, commitOptions) {
-        // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
-        keeper.assertHeld();
+        // A cancelled run still commits what finished (its effects happened); a lost lease cannot
+        // (the ledger checks it before every attempt; this bounds an attempt that never answers).
         const records = await untilAborted(base.commit(batch, commitOptions), leaseLost.signal);
         if (commitOptions?.releaseLease) released = true;
         return records;
