@@ -118,7 +118,9 @@ const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): N
  * Write #1: the user's message, the assistant's calls and the approval requests, in one append
  * when the limits allow. Split, the requests go before the assistant message: a crash between
  * appends then leaves either requests for calls nobody made (inert) or calls whose approval is
- * already recorded, never a call needing approval without its request.
+ * already recorded, never a call needing approval without its request. Not `planAppends` over
+ * the messages in order: that would store the assistant message before its requests when split;
+ * and ordered requests-first, it would change the stored order of the common, unsplit write.
  */
 function firstWrite(
   pending: NewMessage[],
@@ -152,6 +154,18 @@ function withConcurrentError(primary: unknown, concurrent: unknown): unknown {
     Object.assign(primary, { concurrentError: concurrent });
   }
   return primary;
+}
+
+/**
+ * Waits for `write` to land, then throws `error` — or, when the write failed, the write's error
+ * (the graver fact: what is stored is not what the run believes) with `error` attached.
+ */
+async function throwOnceLanded(write: Promise<void>, error: unknown): Promise<never> {
+  const writeError = await write.then(
+    () => null,
+    (failure: unknown) => failure,
+  );
+  throw writeError === null ? error : withConcurrentError(writeError, error);
 }
 
 /**
@@ -204,12 +218,13 @@ async function settleAndCommit(
     }),
   );
   const written = Promise.allSettled(commits).then((outcomes) => {
-    const committed = new Map<number, MessageRecord>();
+    // Already in seq order, each record once: `commits` is in commitSoon order (the last result
+    // is pushed last and only then handed to commitSoon), resultCommitter appends its FIFO queue
+    // in order through one sequential ledger, whose seqs only grow, and each commit resolves
+    // with its own message's record. Skipping the failed ones keeps that order.
     for (const outcome of outcomes) {
-      if (outcome.status === 'fulfilled')
-        for (const record of outcome.value) committed.set(record.seq, record);
+      if (outcome.status === 'fulfilled') conversation.messages.push(...outcome.value);
     }
-    conversation.messages.push(...[...committed.values()].sort((a, b) => a.seq - b.seq));
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
   });
@@ -217,12 +232,8 @@ async function settleAndCommit(
   const handlerFailed = handlers.find((outcome) => outcome.status === 'rejected');
   if (handlerFailed) {
     release();
-    // Nothing returns before what settled is committed; a failed write is the graver fact.
-    const writeError = await written.then(
-      () => null,
-      (error: unknown) => error,
-    );
-    throw writeError === null ? handlerFailed.reason : withConcurrentError(writeError, handlerFailed.reason);
+    // Nothing returns before what settled is committed.
+    return throwOnceLanded(written, handlerFailed.reason);
   }
   return {
     land() {
@@ -312,7 +323,8 @@ async function loop(
     } catch (error) {
       sent = Promise.reject(error);
     }
-    const writeOutcome = write.land().then(
+    const landing = write.land();
+    const writeOutcome = landing.then(
       () => ({ failed: false as const }),
       (error: unknown) => {
         writeFailed.abort(error);
@@ -328,13 +340,10 @@ async function loop(
     // The write failed before the model answered: the request is aborted, its answer moot.
     if (writeFirst && written.failed) throw written.error;
     const settled = await answer;
-    if (written.failed) {
-      // The model's error is usually just our abort; anything else is attached, not dropped.
-      throw settled.failed && settled.error !== written.error
-        ? withConcurrentError(written.error, settled.error)
-        : written.error;
-    }
-    if (settled.failed) throw settled.error;
+    // The model's error is usually just our abort (then the same error); anything else is
+    // attached to the write's, not dropped.
+    if (settled.failed) return throwOnceLanded(landing, settled.error);
+    if (written.failed) throw written.error;
     return settled.response;
   };
 
@@ -372,8 +381,8 @@ async function loop(
         ...(calls.length ? { toolCalls: calls } : {}),
       });
       pendingUser = null;
+      // callModel has landed write #2 of the previous step: nothing is in flight from here on.
       if (calls.length === 0) {
-        await landed();
         const appends = planAppends(
           [...first, assistant].map((m) => [m]),
           conversation.ledger.limits,
@@ -390,7 +399,6 @@ async function loop(
         });
       }
       const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
-      await landed(); // write #2 of the previous step, before write #1 of this one
       await commitNow(conversation, firstWrite(first, assistant, requests, conversation.ledger.limits)); // write #1
       const runNow = calls.filter((call) => !waiting.includes(call));
       if (runNow.length) pending = await settleAndCommit(conversation, runNow, false); // write #2, in flight
@@ -405,11 +413,7 @@ async function loop(
     const write = pending;
     pending = null;
     if (!write) throw error;
-    const writeError = await write.land().then(
-      () => null,
-      (failure: unknown) => failure,
-    );
-    throw writeError === null ? error : withConcurrentError(writeError, error);
+    return throwOnceLanded(write.land(), error);
   }
 }
 
