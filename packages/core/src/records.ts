@@ -37,7 +37,8 @@ export interface SessionRecord {
  * - `reconciled`: an interrupted call's `reconcile` reported the effect happened;
  * - `durability-error`: an interrupted call that could be neither reconciled nor re-invoked;
  * - `rejected`: a human rejected the call; `cancelled`: the run was cancelled before it started;
- * - `invalid-call`: unknown tool or input that failed the tool's schema, so it never ran.
+ * - `invalid-call`: unknown tool, input that failed the tool's schema, or a call the model's reply
+ *   could not store as made (input not plain JSON or too big, tool name not well-formed): it never ran.
  * `attempt` is 0 when no handler ran for this result.
  */
 export interface ResultOrigin {

@@ -16,6 +16,7 @@ import {
 } from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
+import { type ModelStep, modelStep } from './model-step.ts';
 import { type ModelView, modelView } from './model-view.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
 import { checkRunOptions } from './run-options.ts';
@@ -118,24 +119,26 @@ const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): N
  * Write #1: the user's message, the assistant's calls and the approval requests, in one append
  * when the limits allow. Split, the requests go before the assistant message: a crash between
  * appends then leaves either requests for calls nobody made (inert) or calls whose approval is
- * already recorded, never a call needing approval without its request. Not `planAppends` over
+ * already recorded, never a call needing approval without its request. The results of calls that
+ * cannot run go with the assistant message, so such a call is never open. Not `planAppends` over
  * the messages in order: that would store the assistant message before its requests when split;
  * and ordered requests-first, it would change the stored order of the common, unsplit write.
  */
 function firstWrite(
   pending: NewMessage[],
-  assistant: NewMessage,
+  step: ModelStep,
   requests: NewMessage[],
   limits: StoreLimits,
 ): NewMessage[][] {
-  const all = [...pending, assistant, ...requests];
+  const { assistant, inputErrors } = step;
+  const all = [...pending, assistant, ...requests, ...inputErrors];
   if (fitsOneAppend(all, limits)) return [all];
   return [
     ...planAppends(
       [...pending, ...requests].map((m) => [m]),
       limits,
     ),
-    [assistant],
+    [assistant, ...inputErrors],
   ];
 }
 
@@ -371,24 +374,33 @@ async function loop(
       signal.throwIfAborted();
       const first = pendingUser ? [pendingUser] : [];
       const response = await callModel(first);
-      usage.inputTokens += tokenCount(response.usage?.inputTokens);
-      usage.outputTokens += tokenCount(response.usage?.outputTokens);
-      const assistantId = scope.newId();
-      const calls = ids.assign(response.toolCalls, assistantId);
-      const assistant = newMessage(assistantId, {
-        role: 'assistant',
-        content: response.text,
-        ...(calls.length ? { toolCalls: calls } : {}),
-      });
+      // Counted before the reply is checked: a reply that cannot be stored was still paid for.
+      const paid = (response as Partial<LlmResponse> | null)?.usage;
+      usage.inputTokens += tokenCount(paid?.inputTokens);
+      usage.outputTokens += tokenCount(paid?.outputTokens);
+      let step: ModelStep;
+      try {
+        step = modelStep(response, {
+          scope,
+          ids,
+          limits: conversation.ledger.limits,
+          assistantId: scope.newId(),
+        });
+      } catch (error) {
+        // Keep the user's message: the session then resumes by asking the model again.
+        if (first.length) await commitNow(conversation, [first]);
+        throw error;
+      }
+      const { assistant, calls } = step;
       pendingUser = null;
       // callModel has landed write #2 of the previous step: nothing is in flight from here on.
-      if (calls.length === 0) {
+      if (!assistant.toolCalls) {
         const appends = planAppends(
           [...first, assistant].map((m) => [m]),
           conversation.ledger.limits,
         );
         await commitNow(conversation, appends, { releaseLease: true });
-        return result('complete', response.text);
+        return result('complete', assistant.content);
       }
       const waiting: ToolCall[] = [];
       for (const call of calls) if (await needsApproval(scope, call)) waiting.push(call);
@@ -399,12 +411,12 @@ async function loop(
         });
       }
       const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
-      await commitNow(conversation, firstWrite(first, assistant, requests, conversation.ledger.limits)); // write #1
+      await commitNow(conversation, firstWrite(first, step, requests, conversation.ledger.limits)); // write #1
       const runNow = calls.filter((call) => !waiting.includes(call));
       if (runNow.length) pending = await settleAndCommit(conversation, runNow, false); // write #2, in flight
       if (waiting.length) {
         await landed();
-        return result('awaiting-approval', response.text, waiting);
+        return result('awaiting-approval', assistant.content, waiting);
       }
     }
     await landed();
