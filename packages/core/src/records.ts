@@ -33,7 +33,7 @@ export interface SessionRecord {
 /**
  * How a tool result came to be, recorded by `run()` on every tool message it writes:
  * - `handler`: the handler ran and returned (or threw) on attempt `attempt` (1 = first
- *   invocation, 2 = re-invoked after a crash; an earlier attempt may have run);
+ *   invocation, 2 = re-invoked after one or more crashes; an earlier attempt may have run);
  * - `reconciled`: an interrupted call's `reconcile` reported the effect happened;
  * - `durability-error`: an interrupted call that could be neither reconciled nor re-invoked;
  * - `rejected`: a human rejected the call; `cancelled`: the run was cancelled before it started;
