@@ -474,7 +474,11 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
  * lost its lease, or whose caller gave up, pending forever. `work` is left to finish on its own.
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The caller gets the abort reason; what `work` ends with is moot, not an unhandled rejection.
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -639,8 +643,10 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       },
       limits: base.limits,
       async commit(batch, commitOptions) {
-        // A cancelled run still commits what finished (its effects happened); a lost lease cannot
-        // (the ledger checks it before every attempt; this bounds an attempt that never answers).
+        // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
+        // Checked here too, so a commit after the deadline never starts (the ledger checks again
+        // before every attempt; untilAborted bounds an attempt that never answers).
+        keeper.assertHeld();
         const records = await untilAborted(base.commit(batch, commitOptions), leaseLost.signal);
         if (commitOptions?.releaseLease) released = true;
         return records;
