@@ -10,8 +10,8 @@ import {
   machineLine,
   storeAndFloorVariants,
 } from '@agentstore/conformance/bench';
-import { launchDynamoDb } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
+import { launchDynamoDb } from '@agentstore/servers';
 import { DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { appendToken, buildAppendTransaction } from '../src/append-transaction.ts';
 import { createTable, dynamodbStore } from '../src/index.ts';

@@ -12,7 +12,7 @@ import {
   sweepIdleSessions,
   timeOperation,
 } from '@agentstore/conformance/bench';
-import { launchPostgres } from '@agentstore/conformance/launchers';
+import { launchPostgres } from '@agentstore/servers';
 import pg from 'pg';
 import { postgresStore } from '../src/index.ts';
 import { tableNames } from '../src/schema.ts';

@@ -8,8 +8,8 @@ import {
   machineLine,
   storeAndFloorVariants,
 } from '@agentstore/conformance/bench';
-import { launchRedis } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
+import { launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { APPEND_LUA } from '../src/scripts.ts';
