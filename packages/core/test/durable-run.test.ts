@@ -22,7 +22,9 @@ import {
 } from '../src/testing/index.ts';
 import { resumeUntilComplete, sideEffectLedger, triageAgent } from './fixtures.ts';
 
-const TTL = 60;
+// Long enough that a stalled event loop on a loaded CI machine cannot lose a live lease; short
+// enough that a resume waiting out a crashed holder's lease stays quick.
+const TTL = 300;
 
 describe('crash and resume (the @vertz/agents acceptance scenarios)', () => {
   it('runs a side-effecting tool exactly once across crash + resume, and the model sees the durability error', async () => {
@@ -300,17 +302,17 @@ describe('single writer', () => {
           input: z.object({}),
           safeToRetry: true,
           handler: async () => {
-            await new Promise((resolve) => setTimeout(resolve, 200));
+            await new Promise((resolve) => setTimeout(resolve, 1_500));
             return 'ok';
           },
         }),
       },
     });
     const llm = scriptedLlm([{ toolCalls: [{ name: 'slow', input: {} }] }, { text: 'done' }]);
-    const running = run(agent, { store, sessionId: 'renew', message: 'go', llm, leaseTtlMs: 60 });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const running = run(agent, { store, sessionId: 'renew', message: 'go', llm, leaseTtlMs: TTL });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     // Long past the first TTL, the lease is still held, so a second worker is refused.
-    await expect(run(agent, { store, sessionId: 'renew', llm, leaseTtlMs: 60 })).rejects.toBeInstanceOf(
+    await expect(run(agent, { store, sessionId: 'renew', llm, leaseTtlMs: TTL })).rejects.toBeInstanceOf(
       SessionBusyError,
     );
     expect((await running).status).toBe('complete');

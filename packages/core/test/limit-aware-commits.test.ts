@@ -145,7 +145,7 @@ describe('commits respect the store limits', () => {
       sessionId: 'dur',
       message: 'go',
       llm: script(100),
-      leaseTtlMs: 50,
+      leaseTtlMs: 300,
     }).catch((e: unknown) => e);
     expect(isSimulatedCrash(failed)).toBe(true);
     const effects = ran.length;
@@ -200,7 +200,7 @@ describe('commits respect the store limits', () => {
         sessionId: id,
         message: 'go',
         llm: script(3),
-        leaseTtlMs: 50,
+        leaseTtlMs: 300,
       }).catch((e: unknown) => {
         if (!isSimulatedCrash(e)) throw e;
       });
