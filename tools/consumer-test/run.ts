@@ -54,11 +54,12 @@ function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = p
   return result.stdout;
 }
 
-/** Every package of the workspace that is published: packages/* and the kit, not private. */
+/** Every package of the workspace that is published: packages/*, the kit and tools/*, not private. */
 function publishedPackages(): { dir: string; manifest: Manifest }[] {
   const dirs = [
     ...readdirSync(join(repo, 'packages')).map((d) => join(repo, 'packages', d)),
     join(repo, 'conformance'),
+    ...readdirSync(join(repo, 'tools')).map((d) => join(repo, 'tools', d)),
   ];
   return dirs
     .filter((dir) => existsSync(join(dir, 'package.json')))

@@ -11,7 +11,7 @@ import {
   seedScaleSessions,
   sweepIdleSessions,
   timeOperation,
-} from '@agentstore/conformance/bench';
+} from '@agentstore/bench';
 import { launchDynamoDb } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';

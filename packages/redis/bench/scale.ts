@@ -10,7 +10,7 @@ import {
   seedScaleSessions,
   sweepIdleSessions,
   timeOperation,
-} from '@agentstore/conformance/bench';
+} from '@agentstore/bench';
 import { launchRedis } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
 import { Redis } from 'ioredis';

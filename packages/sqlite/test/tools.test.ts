@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { isMeasured, runBench } from '@agentstore/conformance/bench';
+import { isMeasured, runBench } from '@agentstore/bench';
 import { runCleanTorture } from '@agentstore/conformance/torture';
 import { describe, expect, it } from 'vitest';
 
