@@ -35,11 +35,16 @@ export async function sqliteTestTarget(
     ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
   };
   const counters = roundTripCounters();
-  const capabilities = sqliteCapabilities({ connection, tablePrefix: options.tablePrefix });
+  const capabilityTarget = {
+    connection,
+    tablePrefix: options.tablePrefix,
+    ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
+  };
+  const capabilities = sqliteCapabilities(capabilityTarget);
   // The floor again, on a counted view of the capabilities' connection.
   let tickFloor: (n: number) => void = () => {};
   const floor = rawFloor(
-    { connection, tablePrefix: options.tablePrefix },
+    capabilityTarget,
     countedDatabase(capabilities.db, (n) => tickFloor(n)),
   );
   const trackFloor = counters.track(floor);
