@@ -85,6 +85,19 @@ export async function sqliteTestTarget(
     roundTripUnit: 'SQLite statements executed, BEGIN/COMMIT included (in-process: no network round trip)',
     notes: ['in-process: "round trips" are SQLite statements executed; each append commits with an fsync.'],
     ...(path ? { dataDir: join(path, '..') } : {}),
+    async durabilitySettings() {
+      // Read back from a connection opened as the store's are (the capabilities' own).
+      const pragma = (name: string) => String(capabilities.db.pragma(name, { simple: true }));
+      const synchronousNames = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+      const level = Number(pragma('synchronous'));
+      return {
+        settings: {
+          journal_mode: pragma('journal_mode'),
+          synchronous: synchronousNames[level] ?? String(level),
+        },
+        ...(path ? { dataDir: join(path, '..') } : {}),
+      };
+    },
     async describe() {
       const version = (capabilities.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
       return `SQLite ${version} (better-sqlite3), ${label}`;
