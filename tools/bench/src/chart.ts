@@ -13,7 +13,7 @@ const LEVEL_COLORS = ['#0f766e', '#14b8a6', '#5eead4', '#a16207', '#eab308', '#f
 
 /** Read by screen readers and shown as a tooltip. */
 const CHART_TITLE =
-  'agentstore benchmark: append p50 against the raw driver floor, and steps per second by concurrency, per store';
+  'agentstore benchmark: durable overhead per tool step against one floor append, and steps per second by concurrency for the store and its floor';
 
 export const escapeXml = (text: string): string =>
   text
@@ -118,46 +118,46 @@ export function renderChart(report: BenchReport): string {
   const body: string[] = [];
   let y = 70;
   if (measured.length) {
-    const latency = panel(
-      y,
-      `Append p50, 3 × ${options.payloadBytes} B with lease and state (log scale)`,
-      [
-        { label: 'agentstore append', color: COLORS.store },
-        { label: 'raw driver floor', color: COLORS.floor },
-      ],
-      'append ÷ floor',
-      measured.map((r) => ({
-        store: r.store,
-        bars: [
-          {
-            series: 'append',
-            label: 'append p50',
-            value: r.append.p50Us,
-            color: COLORS.store,
-            caption: formatMicros(r.append.p50Us),
-          },
-          ...(r.floor
-            ? [
-                {
-                  series: 'floor',
-                  label: 'floor p50',
-                  value: r.floor.p50Us,
-                  color: COLORS.floor,
-                  caption: formatMicros(r.floor.p50Us),
-                },
-              ]
-            : []),
+    const withStep = measured.filter((r) => r.step.floor !== null);
+    if (withStep.length) {
+      const latency = panel(
+        y,
+        `Per tool step through run() (model ${options.modelLatencyMs} ms), median of ${options.rounds} rounds (log scale)`,
+        [
+          { label: 'durable overhead / step', color: COLORS.store },
+          { label: 'one floor append', color: COLORS.floor },
+          { label: 'two-commit floor / step', color: '#d1d5db' },
         ],
-        aside: r.floorRatio !== null ? formatRatio(r.floorRatio) : 'no floor',
-      })),
-      formatMicros,
-      14,
-    );
-    body.push(...latency.svg);
-    y += latency.height + 20;
+        'overhead ÷ floor append',
+        withStep.map((r) => {
+          const step = r.step;
+          const floor = step.floor!;
+          const bar = (series: string, label: string, us: number, color: string) => ({
+            series,
+            label,
+            value: Math.max(us, 0.1),
+            color,
+            caption: formatMicros(us),
+          });
+          return {
+            store: r.store,
+            bars: [
+              bar('overhead', 'durable overhead per step', step.overheadPerStep.p50Us, COLORS.store),
+              bar('floor', 'one floor append', floor.append.p50Us, COLORS.floor),
+              bar('two-commit', 'two-commit floor per step', floor.twoCommit.p50Us, '#d1d5db'),
+            ],
+            aside: formatRatio(floor.overheadVsAppend.median),
+          };
+        }),
+        formatMicros,
+        12,
+      );
+      body.push(...latency.svg);
+      y += latency.height + 20;
+    }
     const throughput = panel(
       y,
-      `Steps/s by concurrent sessions, ${options.steps}-step runs (log scale)`,
+      `Steps/s by concurrent sessions, store (solid) and floor (light), ${options.steps}-step sessions (log scale)`,
       options.concurrency.map((level, i) => ({
         label: `${level} concurrent`,
         color: LEVEL_COLORS[i % LEVEL_COLORS.length]!,
@@ -165,16 +165,29 @@ export function renderChart(report: BenchReport): string {
       null,
       measured.map((r) => ({
         store: r.store,
-        bars: r.concurrency.map((c, i) => ({
-          series: `concurrency-${c.concurrency}`,
-          label: `${c.concurrency} concurrent`,
-          value: c.stepsPerSecond,
-          color: LEVEL_COLORS[i % LEVEL_COLORS.length]!,
-          caption: `${formatCount(c.stepsPerSecond)} steps/s`,
-        })),
+        bars: r.throughput.flatMap((c, i) => [
+          {
+            series: `concurrency-${c.concurrency}`,
+            label: `${c.concurrency} concurrent`,
+            value: c.store.median,
+            color: LEVEL_COLORS[i % LEVEL_COLORS.length]!,
+            caption: `${formatCount(c.store.median)} steps/s`,
+          },
+          ...(c.floor
+            ? [
+                {
+                  series: `floor-concurrency-${c.concurrency}`,
+                  label: `floor ${c.concurrency} concurrent`,
+                  value: c.floor.median,
+                  color: '#e5e7eb',
+                  caption: `floor ${formatCount(c.floor.median)}`,
+                },
+              ]
+            : []),
+        ]),
       })),
       formatCount,
-      10,
+      8,
     );
     body.push(...throughput.svg);
     y += throughput.height + 10;
@@ -184,7 +197,7 @@ export function renderChart(report: BenchReport): string {
   }
   const skipped = report.stores.filter((r) => !isMeasured(r)).map((r) => `${r.store} ${r.status}`);
   const footer = [
-    `Machine: ${describeMachine(report.machine)}. ${report.startedAt.slice(0, 10)}.`,
+    `Machine: ${describeMachine(report.machine, report.atEnd)}. ${report.startedAt.slice(0, 10)}.`,
     report.note,
     ...(skipped.length ? [`Not measured: ${skipped.join(', ')}.`] : []),
     // What a target says must stand beside its numbers (e.g. D1 timed through miniflare's proxy).

@@ -4,7 +4,25 @@
  */
 export { renderChart } from './chart.ts';
 export { formatBytes, formatCount, formatMicros, formatRatio } from './format.ts';
-export { describeMachine, type MachineInfo, machineInfo } from './machine.ts';
+export { type HistorySampling, measureHistory } from './history.ts';
+export {
+  describeMachine,
+  type MachineInfo,
+  type MachineSnapshot,
+  machineInfo,
+  machineSnapshot,
+  type StorageInfo,
+  storageOf,
+} from './machine.ts';
+export {
+  formatRatioSpread,
+  formatSpread,
+  README_MARKERS,
+  RESULTS_MARKERS,
+  replaceBetween,
+  resultsMarkdown,
+  storeMarkdown,
+} from './markdown.ts';
 export { measurePhases, measureTarget, type PhaseReporter } from './measure.ts';
 export {
   BENCH_DEFAULTS,
@@ -29,22 +47,39 @@ export {
 } from './perf/ratios.ts';
 export { createProgress, overallFraction, type ProgressReporter, type ProgressStream } from './progress.ts';
 export {
+  type BackendSettings,
   type BenchReport,
-  type BytesResult,
-  type ConcurrencyResult,
+  HEADLINE_TARGET,
+  type HistoryRow,
   isMeasured,
-  type LoopResult,
   type MeasuredStore,
   REPORT_NOTE,
   type RoundTrips,
   type StoreResult,
   type UnmeasuredStore,
 } from './report.ts';
+export { measureRoundTrips } from './round-trips.ts';
+export {
+  perRoundRatio,
+  type RatioSpread,
+  type RoundSampling,
+  ratioSpread,
+  type Spread,
+  sampleRounds,
+  spreadMs,
+} from './rounds.ts';
 export { type BenchHooks, type BenchProgress, runBench } from './run-bench.ts';
 export { type InterleavedSampling, sampleInterleaved, type TimedSide } from './sampler.ts';
 export { type LatencyStats, latencyStats, median, percentile } from './stats.ts';
+export { floorSession, floorWriter, measureStep, type StepResult, type StepSampling } from './step.ts';
 export { countStoreCalls } from './store-calls.ts';
 export { formatTable } from './table.ts';
+export {
+  measureThroughput,
+  type RateSpread,
+  type ThroughputResult,
+  type ThroughputSampling,
+} from './throughput.ts';
 export { printScaleReport, seedScaleSessions, sweepIdleSessions, timeOperation } from './time-operation.ts';
 export {
   compareVariants,
@@ -53,4 +88,10 @@ export {
   storeAndFloorVariants,
   type VariantResult,
 } from './variants.ts';
-export { MIN_PAYLOAD_BYTES } from './workload.ts';
+export {
+  fixedLatencyLlm,
+  MIN_PAYLOAD_BYTES,
+  type ModelMeter,
+  newModelMeter,
+  stepMessages,
+} from './workload.ts';

@@ -5,19 +5,31 @@ import { MIN_PAYLOAD_BYTES } from './workload.ts';
 export interface BenchOptions {
   /** Target modules (files or URLs) to measure, in this order: the files agentstore-conformance takes. */
   targets: string[];
-  /** Tool steps per scripted session. */
+  /** Tool steps per timed run (headline and throughput). */
   steps: number;
-  /** Sessions run at each concurrency level. */
-  sessions: number;
+  /** Bytes of tool output per step (and of each seeded message). */
+  payloadBytes: number;
+  /** Rounds of every interleaved time figure (each round's median is kept). */
+  rounds: number;
+  /** Samples per round of each side of the headline (one sample = a whole run, or `steps` appends). */
+  samples: number;
+  /** The scripted model's fixed latency per request in the headline, ms. */
+  modelLatencyMs: number;
+  /** Session sizes (stored messages) of the history-growth table. */
+  historySizes: number[];
+  /** Samples per round of each history figure. */
+  historySamples: number;
+  /** Tool steps of each resumed run in the history table. */
+  resumeSteps: number;
   /** Concurrency levels: workers running whole sessions side by side. */
   concurrency: number[];
-  /** Bytes of each of the 3 messages per timed append (and of each tool result in the loop). */
-  payloadBytes: number;
-  /** Timed appends (each beside one floor append). */
-  iterations: number;
-  /** Timed loop runs (each beside one stateless run); derived from `iterations`. */
-  loopIterations: number;
-  /** Few iterations and sessions, for CI. */
+  /** Rounds of each throughput level (store and floor alternate in each). */
+  throughputRounds: number;
+  /** Each side of each throughput round takes sessions for this long. */
+  throughputBudgetMs: number;
+  /** At most this many sessions per side and throughput round. */
+  sessions: number;
+  /** Few rounds and samples, for tests. */
   quick: boolean;
 }
 
@@ -26,14 +38,29 @@ export const MAX_PAYLOAD_BYTES = 262_144;
 
 export const BENCH_DEFAULTS = {
   steps: 10,
-  sessions: 200,
-  concurrency: [1, 8, 32],
   payloadBytes: 300,
-  iterations: 200,
+  rounds: 5,
+  samples: 6,
+  modelLatencyMs: 2,
+  historySizes: [10, 100, 1_000, 10_000],
+  historySamples: 3,
+  resumeSteps: 3,
+  concurrency: [1, 8, 32],
+  throughputRounds: 3,
+  throughputBudgetMs: 1_500,
+  sessions: 200,
 } as const;
 
-/** `--quick`: enough samples for a sane p50, few enough that six backends finish in well under a minute. */
-export const QUICK_DEFAULTS = { sessions: 16, iterations: 20 } as const;
+/** `--quick`: every figure, few samples: for tests and a first look, not for publishing. */
+export const QUICK_DEFAULTS = {
+  rounds: 2,
+  samples: 1,
+  historySizes: [10, 100],
+  historySamples: 1,
+  throughputRounds: 1,
+  throughputBudgetMs: 100,
+  sessions: 32,
+} as const;
 
 export class BenchUsageError extends Error {
   readonly code = 'BENCH_USAGE' as const;
@@ -43,24 +70,30 @@ export class BenchUsageError extends Error {
   }
 }
 
-export type BenchInput = Partial<Omit<BenchOptions, 'loopIterations'>>;
+export type BenchInput = Partial<BenchOptions>;
 
-const positiveInteger = (name: string, value: number, max = Number.MAX_SAFE_INTEGER): number => {
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new BenchUsageError(`--${name} must be a whole number from 1 to ${max}, got ${value}`);
+const wholeNumber = (name: string, value: number, min: number, max: number): number => {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new BenchUsageError(`--${name} must be a whole number from ${min} to ${max}, got ${value}`);
   }
   return value;
+};
+
+const levels = (name: string, values: readonly number[], min: number, max: number): number[] => {
+  if (values.length === 0) throw new BenchUsageError(`--${name} names no value`);
+  for (const value of values) wholeNumber(name, value, min, max);
+  return [...new Set(values)].sort((a, b) => a - b);
 };
 
 /** Fills defaults (quick or full) and rejects what cannot be measured. */
 export function resolveBenchOptions(input: BenchInput = {}, { forHelp = false } = {}): BenchOptions {
   const quick = input.quick ?? false;
+  const pick = <K extends keyof typeof BENCH_DEFAULTS>(key: K) =>
+    (quick && key in QUICK_DEFAULTS
+      ? QUICK_DEFAULTS[key as keyof typeof QUICK_DEFAULTS]
+      : BENCH_DEFAULTS[key]) as (typeof BENCH_DEFAULTS)[K];
   const targets = input.targets ?? [];
   if (targets.length === 0 && !forHelp) throw new BenchUsageError('--target names no target module');
-  const iterations = positiveInteger(
-    'iterations',
-    input.iterations ?? (quick ? QUICK_DEFAULTS.iterations : BENCH_DEFAULTS.iterations),
-  );
   const payloadBytes = input.payloadBytes ?? BENCH_DEFAULTS.payloadBytes;
   if (
     !Number.isSafeInteger(payloadBytes) ||
@@ -71,45 +104,72 @@ export function resolveBenchOptions(input: BenchInput = {}, { forHelp = false } 
       `--payload must be a whole number of bytes from ${MIN_PAYLOAD_BYTES} (an empty message) to ${MAX_PAYLOAD_BYTES}, got ${payloadBytes}`,
     );
   }
-  const concurrency = input.concurrency ?? [...BENCH_DEFAULTS.concurrency];
-  if (concurrency.length === 0) throw new BenchUsageError('--concurrency names no level');
-  for (const level of concurrency) positiveInteger('concurrency', level, 1024);
   return {
     targets: [...new Set(targets)],
-    steps: positiveInteger('steps', input.steps ?? BENCH_DEFAULTS.steps, 1000),
-    sessions: positiveInteger(
-      'sessions',
-      input.sessions ?? (quick ? QUICK_DEFAULTS.sessions : BENCH_DEFAULTS.sessions),
-    ),
-    concurrency: [...new Set(concurrency)].sort((a, b) => a - b),
+    steps: wholeNumber('steps', input.steps ?? BENCH_DEFAULTS.steps, 1, 1000),
     payloadBytes,
-    iterations,
-    // A loop is ~2 × steps appends: a fifth as many samples costs about the same again.
-    loopIterations: Math.max(5, Math.round(iterations / 5)),
+    rounds: wholeNumber('rounds', input.rounds ?? pick('rounds'), 1, 1000),
+    samples: wholeNumber('samples', input.samples ?? pick('samples'), 1, 100_000),
+    modelLatencyMs: wholeNumber(
+      'model-latency',
+      input.modelLatencyMs ?? BENCH_DEFAULTS.modelLatencyMs,
+      0,
+      60_000,
+    ),
+    historySizes: levels('history', input.historySizes ?? pick('historySizes'), 1, 1_000_000),
+    historySamples: wholeNumber('history-samples', input.historySamples ?? pick('historySamples'), 1, 10_000),
+    resumeSteps: wholeNumber('resume-steps', input.resumeSteps ?? BENCH_DEFAULTS.resumeSteps, 1, 1000),
+    concurrency: levels('concurrency', input.concurrency ?? pick('concurrency'), 1, 1024),
+    throughputRounds: wholeNumber(
+      'throughput-rounds',
+      input.throughputRounds ?? pick('throughputRounds'),
+      1,
+      1000,
+    ),
+    throughputBudgetMs: wholeNumber(
+      'budget-ms',
+      input.throughputBudgetMs ?? pick('throughputBudgetMs'),
+      1,
+      3_600_000,
+    ),
+    sessions: wholeNumber('sessions', input.sessions ?? pick('sessions'), 1, 1_000_000),
     quick,
   };
 }
 
 export const BENCH_USAGE = `Usage: agentstore-bench [options]
 
-Measures what durability costs on each store, on this machine: append latency against the
-raw driver's cheapest correct append (the floor), round trips per append, a scripted agent
-loop durable vs stateless, steps/s under concurrency, and bytes written per step.
+Measures what durability costs per tool step on each store, on this machine, against the
+same backend's hand-written floor (the cheapest correct append): the durable overhead of a
+tool step through run() with a model of fixed latency, in µs and in floor appends; a one-
+and a two-commit floor; round trips counted on the timed store; a history-growth table
+(append, load, resume, loop CPU and bytes per step at 10 to 10,000 stored messages); and
+steps/s at several concurrency levels for the store and the floor. Every time figure is
+the median of ${BENCH_DEFAULTS.rounds} interleaved rounds' medians, with the spread (lowest–highest round).
 
-  --target <modules>    target module files, comma-separated (required): the files
-                        agentstore-conformance takes; built-in stores publish theirs
-                        as @agentstore/<name>/testing. A target module's default export
-                        opens its store (and starts its server); its roundTrips counter,
-                        floor and notes are what the bench reports.
-  --steps <n>           tool steps per scripted session (default ${BENCH_DEFAULTS.steps})
-  --sessions <n>        sessions per concurrency level (default ${BENCH_DEFAULTS.sessions}; quick ${QUICK_DEFAULTS.sessions})
-  --concurrency <list>  concurrency levels, comma-separated (default ${BENCH_DEFAULTS.concurrency.join(',')})
-  --payload <bytes>     bytes per message (default ${BENCH_DEFAULTS.payloadBytes})
-  --iterations <n>      timed appends per store (default ${BENCH_DEFAULTS.iterations}; quick ${QUICK_DEFAULTS.iterations})
-  --quick               few iterations and sessions (CI)
-  --json <file>         write every figure and the machine as JSON
-  --chart <file>        write an SVG chart
-  --help, -h            show this help
+  --target <modules>      target module files, comma-separated (required): the files
+                          agentstore-conformance takes; built-in stores publish theirs
+                          as @agentstore/<name>/testing.
+  --steps <n>             tool steps per timed run (default ${BENCH_DEFAULTS.steps})
+  --payload <bytes>       tool output bytes per step (default ${BENCH_DEFAULTS.payloadBytes})
+  --rounds <n>            rounds per time figure (default ${BENCH_DEFAULTS.rounds}; quick ${QUICK_DEFAULTS.rounds})
+  --samples <n>           headline samples per side and round (default ${BENCH_DEFAULTS.samples}; quick ${QUICK_DEFAULTS.samples})
+  --model-latency <ms>    the scripted model's fixed latency in the headline (default ${BENCH_DEFAULTS.modelLatencyMs})
+  --history <list>        session sizes of the history table (default ${BENCH_DEFAULTS.historySizes.join(',')}; quick ${QUICK_DEFAULTS.historySizes.join(',')})
+  --history-samples <n>   history samples per figure and round (default ${BENCH_DEFAULTS.historySamples})
+  --concurrency <list>    throughput levels (default ${BENCH_DEFAULTS.concurrency.join(',')})
+  --throughput-rounds <n> rounds per throughput level (default ${BENCH_DEFAULTS.throughputRounds}; quick ${QUICK_DEFAULTS.throughputRounds})
+  --budget-ms <ms>        time box per throughput side and round (default ${BENCH_DEFAULTS.throughputBudgetMs})
+  --sessions <n>          at most this many sessions per side and round (default ${BENCH_DEFAULTS.sessions})
+  --quick                 every figure with few samples (tests, a first look)
+  --json <file>           write every figure, the machine and the settings as JSON
+  --chart <file>          write an SVG chart
+  --markdown <file>       rewrite the results section of this file (between
+                          <!-- results:start --> and <!-- results:end -->)
+  --readme                write each store's results into the README.md of the package
+                          holding its target module, between <!-- bench:start --> and
+                          <!-- bench:end --> (READMEs without the markers are left alone)
+  --help, -h              show this help
 
 Servers: the built-in targets start and stop a throwaway Postgres (initdb/pg_ctl),
 redis-server, DynamoDB Local (Java) or D1 (miniflare); set AGENTSTORE_PG_URL,
@@ -124,6 +184,8 @@ export interface BenchCommand {
   options: BenchOptions;
   json: string | null;
   chart: string | null;
+  markdown: string | null;
+  readme: boolean;
 }
 
 const list = (name: string, text: string): string[] => {
@@ -145,25 +207,39 @@ const integer = (name: string, text: string): number => {
 export function parseBenchArgs(argv: string[]): BenchCommand {
   let values: ReturnType<typeof parseCommandLine>['values'];
   try {
-    ({ values } = parseCommandLine(argv));
+    ({ values } = parseCommandLine(argv.filter((arg) => arg !== '--')));
   } catch (error) {
     throw new BenchUsageError((error as Error).message);
   }
   const input: BenchInput = { quick: values.quick ?? false };
   if (values.target !== undefined)
     input.targets = list('target', values.target).map((path) => resolve(process.cwd(), path));
-  if (values.steps !== undefined) input.steps = integer('steps', values.steps);
-  if (values.sessions !== undefined) input.sessions = integer('sessions', values.sessions);
-  if (values.concurrency !== undefined) {
-    input.concurrency = list('concurrency', values.concurrency).map((level) => integer('concurrency', level));
+  const numbers: [keyof typeof values, keyof BenchInput][] = [
+    ['steps', 'steps'],
+    ['payload', 'payloadBytes'],
+    ['rounds', 'rounds'],
+    ['samples', 'samples'],
+    ['model-latency', 'modelLatencyMs'],
+    ['history-samples', 'historySamples'],
+    ['throughput-rounds', 'throughputRounds'],
+    ['budget-ms', 'throughputBudgetMs'],
+    ['sessions', 'sessions'],
+  ];
+  for (const [flag, key] of numbers) {
+    const text = values[flag];
+    if (typeof text === 'string') (input as Record<string, unknown>)[key] = integer(flag, text);
   }
-  if (values.payload !== undefined) input.payloadBytes = integer('payload', values.payload);
-  if (values.iterations !== undefined) input.iterations = integer('iterations', values.iterations);
+  if (values.history !== undefined)
+    input.historySizes = list('history', values.history).map((size) => integer('history', size));
+  if (values.concurrency !== undefined)
+    input.concurrency = list('concurrency', values.concurrency).map((level) => integer('concurrency', level));
   return {
     help: values.help ?? false,
     options: resolveBenchOptions(input, { forHelp: values.help ?? false }),
     json: values.json ?? null,
     chart: values.chart ?? null,
+    markdown: values.markdown ?? null,
+    readme: values.readme ?? false,
   };
 }
 
@@ -175,13 +251,21 @@ function parseCommandLine(argv: string[]) {
     options: {
       target: { type: 'string', short: 't' },
       steps: { type: 'string' },
-      sessions: { type: 'string' },
-      concurrency: { type: 'string' },
       payload: { type: 'string' },
-      iterations: { type: 'string' },
+      rounds: { type: 'string' },
+      samples: { type: 'string' },
+      'model-latency': { type: 'string' },
+      history: { type: 'string' },
+      'history-samples': { type: 'string' },
+      concurrency: { type: 'string' },
+      'throughput-rounds': { type: 'string' },
+      'budget-ms': { type: 'string' },
+      sessions: { type: 'string' },
       quick: { type: 'boolean' },
       json: { type: 'string' },
       chart: { type: 'string' },
+      markdown: { type: 'string' },
+      readme: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

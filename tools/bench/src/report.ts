@@ -1,57 +1,37 @@
-import type { MachineInfo } from './machine.ts';
+import type { HistoryRow } from './history.ts';
+import type { MachineInfo, MachineSnapshot, StorageInfo } from './machine.ts';
 import type { BenchOptions } from './options.ts';
-import type { LatencyStats } from './stats.ts';
+import type { StepResult } from './step.ts';
+import type { ThroughputResult } from './throughput.ts';
+
+export type { HistoryRow } from './history.ts';
+export type { RatioSpread, Spread } from './rounds.ts';
+export type { FloorSteps, StepResult } from './step.ts';
+export type { RateSpread, ThroughputResult } from './throughput.ts';
 
 export interface RoundTrips {
-  /** `driver`: counted by the target's `roundTrips`; `store-calls`: `store.*` calls (the target counts none). */
+  /** `driver`: counted by the target's `roundTrips` on the timed store; `store-calls`: `store.*` calls (the target counts none). */
   method: 'driver' | 'store-calls';
   /** What one count is. */
   unit: string;
-  /** Per `store.append` of 3 messages with lease token and state. */
+  /** Per `store.append` of write #1 as `run()` sends it (one message, lease token, state). */
   perAppend: number;
-  /** Per floor append of the same rows, on the same counted driver; null without a floor. */
+  /** Per floor append of one message, on the same counted driver; null without a floor. */
   floorPerAppend: number | null;
-  /** Per whole scripted run (lease, load, every append, release). */
+  /** Per whole `run()` of `steps` tool steps (lease, load, every append, release). */
   perRun: number;
+  /** perRun ÷ steps. */
   perStep: number;
   /** `store.*` calls per run, whatever the backend. */
   storeCallsPerRun: number;
 }
 
-export interface LoopResult {
-  steps: number;
-  /** `run()` with the store and a fresh session id: the whole durable run. */
-  durable: LatencyStats;
-  /** The same run without a store. */
-  stateless: LatencyStats;
-  /** (durable p50 − stateless p50) / steps. */
-  overheadPerStepUs: number;
-  /** durable p50 / stateless p50. */
-  ratio: number;
-}
-
-export interface ConcurrencyResult {
-  concurrency: number;
-  /** Workers actually running (no more than there are sessions). */
-  workers: number;
-  sessions: number;
-  steps: number;
-  elapsedMs: number;
-  stepsPerSecond: number;
-}
-
-export interface BytesResult {
-  /** `raw-reader`: rows read back with the raw driver (and checked against `load`); `load`: no raw reader. */
-  source: 'raw-reader' | 'load';
-  steps: number;
-  messages: number;
-  /** Σ message JSON bytes (`messageByteLength`) of the stored messages of one run. */
-  messageBytes: number;
-  messageBytesPerStep: number;
-  /** JSON bytes of the session record (rewritten by every append). */
-  sessionRecordBytes: number;
-  /** messageBytesPerStep + sessionRecordBytes. */
-  perStep: number;
+/** Where the figures came from, besides the machine: the backend's durability settings. */
+export interface BackendSettings {
+  /** As `durabilitySettings()` reported them; empty when the target reports none. */
+  settings: Record<string, string>;
+  /** The file system of the backend's data directory; null when this machine cannot see it. */
+  storage: StorageInfo | null;
 }
 
 export interface MeasuredStore {
@@ -61,16 +41,15 @@ export interface MeasuredStore {
   name: string;
   /** Server and driver versions, from the target's `describe()`. */
   server: string;
+  /** The package directory holding the target module, relative to the working directory ('' if none). */
+  packageDir: string;
   notes: string[];
-  append: LatencyStats;
-  /** The raw driver's cheapest correct append of the same rows; null when the target has none. */
-  floor: LatencyStats | null;
-  /** append p50 / floor p50. */
-  floorRatio: number | null;
+  backend: BackendSettings;
+  /** The headline. */
+  step: StepResult;
   roundTrips: RoundTrips;
-  loop: LoopResult;
-  concurrency: ConcurrencyResult[];
-  bytes: BytesResult;
+  history: HistoryRow[];
+  throughput: ThroughputResult[];
   durationMs: number;
 }
 
@@ -89,12 +68,21 @@ export interface BenchReport {
   startedAt: string;
   durationMs: number;
   note: string;
+  /** The machine, with its load when the run started. */
   machine: MachineInfo;
+  /** Load when the run ended. */
+  atEnd: MachineSnapshot;
   options: BenchOptions;
   stores: StoreResult[];
 }
 
 export const isMeasured = (result: StoreResult): result is MeasuredStore => result.status === 'ok';
+
+/** The target the headline is judged on, and its limit (issue #17): Postgres ≤ 1.2× one floor append. */
+export const HEADLINE_TARGET = {
+  ratio: 1.2,
+  what: 'Postgres durable overhead per tool step ≤ 1.2× one floor append',
+};
 
 export const REPORT_NOTE =
   'Absolute times depend on the machine, its load and the server setup: compare ratios within one run, not times across machines.';

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { OpenTestTarget } from '@agentstore/core/testing';
 import { openToolTarget } from '@agentstore/core/testing';
-import { machineInfo } from './machine.ts';
+import { machineInfo, machineSnapshot } from './machine.ts';
 import { measurePhases, measureTarget } from './measure.ts';
 import { type BenchInput, resolveBenchOptions } from './options.ts';
 import { type BenchReport, REPORT_NOTE, type StoreResult } from './report.ts';
@@ -36,6 +37,17 @@ const packageVersion = (): string => {
   };
   return manifest.version;
 };
+
+/** The nearest directory above the module holding a package.json, relative to the working directory. */
+function packageDirOf(module: string): string {
+  let dir = dirname(module.startsWith('file:') ? fileURLToPath(module) : module);
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return relative(process.cwd(), dir) || '.';
+    const parent = dirname(dir);
+    if (parent === dir) return '';
+    dir = parent;
+  }
+}
 
 /**
  * Measures each store in turn: starts its server (or uses the AGENTSTORE_* one), times it,
@@ -78,7 +90,13 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
     }
     try {
       stores.push(
-        await measureTarget(target, options, (phase, done, total) => emit(phase, done, total), signal),
+        await measureTarget(
+          target,
+          options,
+          (phase, done, total) => emit(phase, done, total),
+          signal,
+          packageDirOf(module),
+        ),
       );
       emit('done', 1, 1);
     } catch (error) {
@@ -106,6 +124,7 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
     durationMs: round(performance.now() - started),
     note: REPORT_NOTE,
     machine,
+    atEnd: machineSnapshot(),
     options,
     stores,
   };

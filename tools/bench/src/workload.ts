@@ -1,3 +1,4 @@
+import type { LlmAdapter, LlmResponse, MessageRecord } from '@agentstore/core';
 import {
   type AgentDefinition,
   defineAgent,
@@ -98,3 +99,115 @@ export function benchLoop(steps: number, payloadBytes: number): BenchLoop {
   });
   return { agent, llm: () => scriptedLlm(script) };
 }
+
+/** The model's CPU time so far (µs), for subtracting it from a run's. */
+export interface ModelMeter {
+  cpuUs: number;
+  calls: number;
+  /** `process.cpuUsage()` at the first and the last call of the current run. */
+  firstCall: NodeJS.CpuUsage | null;
+  lastCall: NodeJS.CpuUsage | null;
+  /** The model's CPU (µs) before the last call: what lies between the first and the last call. */
+  cpuUsAtLastCall: number;
+}
+
+const cpuUs = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
+
+/**
+ * A model that asks for one `work` call per request for `toolSteps` requests, then answers, after
+ * a fixed latency (a timer, as a network would) — whatever the history holds, so it also serves
+ * runs that resume a long seeded session. It meters its own CPU time, so a run's CPU can be
+ * counted without it.
+ */
+export function fixedLatencyLlm(toolSteps: number, latencyMs: number, meter?: ModelMeter): LlmAdapter {
+  let call = 0;
+  return {
+    async generate({ signal }) {
+      if (latencyMs > 0) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, latencyMs);
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              reject(signal.reason);
+            },
+            { once: true },
+          );
+        });
+      }
+      signal.throwIfAborted();
+      const start = process.cpuUsage();
+      if (meter) {
+        meter.firstCall ??= start;
+        meter.lastCall = start;
+        meter.cpuUsAtLastCall = meter.cpuUs;
+        meter.calls += 1;
+      }
+      const n = call++;
+      const answer: LlmResponse =
+        n < toolSteps
+          ? {
+              text: `step ${n}`,
+              toolCalls: [{ name: 'work', input: { n } }],
+              usage: { inputTokens: 10, outputTokens: 5 },
+            }
+          : { text: 'done', toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } };
+      if (meter) meter.cpuUs += cpuUs(process.cpuUsage(start));
+      return answer;
+    },
+  };
+}
+
+export const newModelMeter = (): ModelMeter => ({
+  cpuUs: 0,
+  calls: 0,
+  firstCall: null,
+  lastCall: null,
+  cpuUsAtLastCall: 0,
+});
+
+/**
+ * CPU (µs) the process spent between the run's first and last model request, less the model's
+ * own: the loop's work for every tool step in between (write #1, the tool, write #2, the next
+ * request), without the lease and the load before the first request.
+ */
+export function loopCpuBetweenModelCalls(meter: ModelMeter): number {
+  if (!meter.firstCall || !meter.lastCall) return 0;
+  const between = cpuUs(meter.lastCall) - cpuUs(meter.firstCall);
+  return Math.max(0, between - meter.cpuUsAtLastCall);
+}
+
+/**
+ * A tool step as `run()` stores it: write #1, the assistant message with its call; write #2, the
+ * tool's result carrying `payloadBytes` of data (the bench agent's tool output).
+ */
+export function stepMessages(n: number, payloadBytes: number): [NewMessage, NewMessage] {
+  const callId = `call_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const createdAt = new Date().toISOString();
+  return [
+    {
+      id: crypto.randomUUID(),
+      role: 'assistant',
+      content: `step ${n}`,
+      toolCalls: [{ id: callId, name: 'work', input: { n } }],
+      createdAt,
+    },
+    {
+      id: crypto.randomUUID(),
+      role: 'tool',
+      content: JSON.stringify({ data: 'x'.repeat(payloadBytes) }),
+      toolCallId: callId,
+      toolName: 'work',
+      createdAt,
+    },
+  ];
+}
+
+/** `messages` with seqs from `expectedSeq + 1`, as a floor takes them. */
+export const withSeqs = (messages: NewMessage[], expectedSeq: number): MessageRecord[] =>
+  messages.map((message, i) => ({ ...message, seq: expectedSeq + i + 1 }));
+
+/** The bench agent with `toolSteps` + 1 iterations allowed. */
+export const benchAgent = (toolSteps: number, payloadBytes: number): AgentDefinition =>
+  benchLoop(toolSteps, payloadBytes).agent;

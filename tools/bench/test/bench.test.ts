@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,11 +8,16 @@ import {
   createProgress,
   formatTable,
   isMeasured,
-  type LatencyStats,
   type MeasuredStore,
   parseBenchArgs,
+  type RatioSpread,
+  README_MARKERS,
+  RESULTS_MARKERS,
   renderChart,
+  replaceBetween,
   runBench,
+  type Spread,
+  storeMarkdown,
 } from '../src/index.ts';
 
 const repoRoot = join(import.meta.dirname, '../../..');
@@ -88,29 +93,43 @@ const positive = (value: number) => {
   expect(value).toBeGreaterThan(0);
 };
 
-function expectLatency(stats: LatencyStats, samples: number) {
-  expect(stats.samples).toBe(samples);
-  for (const value of [stats.p50Us, stats.p99Us, stats.meanUs]) positive(value);
-  expect(stats.p99Us).toBeGreaterThanOrEqual(stats.p50Us);
+function expectSpread(spread: Spread, rounds: number, samplesPerRound: number) {
+  expect(spread.rounds).toBe(rounds);
+  expect(spread.samplesPerRound).toBe(samplesPerRound);
+  for (const value of [spread.p50Us, spread.minUs, spread.maxUs]) expect(Number.isFinite(value)).toBe(true);
+  expect(spread.minUs).toBeLessThanOrEqual(spread.p50Us);
+  expect(spread.p50Us).toBeLessThanOrEqual(spread.maxUs);
 }
 
-/** Every figure of a measured store is there and sane. */
+function expectRatio(ratio: RatioSpread) {
+  expect(ratio.min).toBeLessThanOrEqual(ratio.median);
+  expect(ratio.median).toBeLessThanOrEqual(ratio.max);
+}
+
+/** Every figure of a measured store is there, counted as promised, in the promised shape. */
 function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: boolean) {
   const { options } = report;
   expect(result.status).toBe('ok');
   expect(result.name).not.toBe('');
   expect(result.server).not.toBe('');
-  expectLatency(result.append, options.iterations);
+  const { step } = result;
+  expect(step.steps).toBe(options.steps);
+  expect(step.modelLatencyMs).toBe(options.modelLatencyMs);
+  for (const spread of [step.durableRun, step.statelessRun, step.overheadPerStep, step.storeAppend])
+    expectSpread(spread, options.rounds, options.samples);
+  // The model's latency is in both runs: a run of N steps waits N + 1 times for it.
+  expect(step.statelessRun.p50Us).toBeGreaterThanOrEqual((options.steps + 1) * options.modelLatencyMs * 1000);
   if (hasFloor) {
-    expectLatency(result.floor!, options.iterations);
-    positive(result.floorRatio!);
-    expect(result.floorRatio!).toBeCloseTo(result.append.p50Us / result.floor!.p50Us, 2);
+    const floor = step.floor!;
+    for (const spread of [floor.append, floor.oneCommit, floor.twoCommit])
+      expectSpread(spread, options.rounds, options.samples);
+    expectRatio(floor.overheadVsAppend);
+    expectRatio(floor.storeAppendVsAppend);
     // A floor's round trips are counted only by a target that counts them.
     if (result.roundTrips.method === 'driver') positive(result.roundTrips.floorPerAppend!);
     else expect(result.roundTrips.floorPerAppend).toBeNull();
   } else {
-    expect(result.floor).toBeNull();
-    expect(result.floorRatio).toBeNull();
+    expect(step.floor).toBeNull();
   }
   const rt = result.roundTrips;
   positive(rt.perAppend);
@@ -119,33 +138,34 @@ function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: bo
   // lease, load, 2 appends per step and the final one.
   expect(rt.storeCallsPerRun).toBe(2 + 2 * options.steps + 1);
   expect(rt.unit).not.toBe('');
-  expect(result.loop.steps).toBe(options.steps);
-  expectLatency(result.loop.durable, options.loopIterations);
-  expectLatency(result.loop.stateless, options.loopIterations);
-  expect(Number.isFinite(result.loop.overheadPerStepUs)).toBe(true);
-  expect(result.loop.overheadPerStepUs).toBeCloseTo(
-    (result.loop.durable.p50Us - result.loop.stateless.p50Us) / options.steps,
-    0,
-  );
-  positive(result.loop.ratio);
-  expect(result.concurrency.map((c) => c.concurrency)).toEqual(options.concurrency);
-  for (const c of result.concurrency) {
-    expect(c.sessions).toBe(options.sessions);
-    expect(c.workers).toBe(Math.min(c.concurrency, options.sessions));
-    positive(c.elapsedMs);
-    positive(c.stepsPerSecond);
+  expect(result.history.map((h) => h.messages)).toEqual(options.historySizes);
+  for (const h of result.history) {
+    for (const spread of [h.append, h.load, h.resume, h.loopCpuPerStep])
+      expectSpread(spread, options.rounds, options.historySamples);
+    positive(h.sessions);
+    // Each tool result carries --payload bytes of data; the session record is rewritten too.
+    expect(h.bytesPerStep).toBeGreaterThan(options.payloadBytes);
   }
-  // The user message, then per step the assistant call and the tool result, then the answer.
-  expect(result.bytes.messages).toBe(2 * options.steps + 2);
-  for (const value of [result.bytes.messageBytes, result.bytes.sessionRecordBytes, result.bytes.perStep]) {
-    positive(value);
+  // An append writes only its new messages: bytes per step do not grow with the history.
+  const bytes = result.history.map((h) => h.bytesPerStep);
+  expect(Math.max(...bytes) - Math.min(...bytes)).toBeLessThan(16);
+  expect(result.throughput.map((t) => t.concurrency)).toEqual(options.concurrency);
+  for (const t of result.throughput) {
+    expect(t.sessionsPerRound).toHaveLength(options.throughputRounds);
+    for (const sessions of t.sessionsPerRound) {
+      expect(sessions).toBeGreaterThanOrEqual(Math.min(t.concurrency, options.sessions));
+      expect(sessions).toBeLessThanOrEqual(options.sessions);
+    }
+    positive(t.store.median);
+    if (hasFloor) {
+      positive(t.floor!.median);
+      expectRatio(t.storeVsFloor!);
+    } else expect(t.floor).toBeNull();
   }
-  // Each tool result carries --payload bytes of data.
-  expect(result.bytes.messageBytesPerStep).toBeGreaterThan(options.payloadBytes);
   positive(result.durationMs);
 }
 
-function expectChart(svg: string, stores: string[]) {
+function expectChart(svg: string, stores: string[], withFloor: string[]) {
   const { root, elements } = parseXml(svg);
   expect(root).toBe('svg');
   expect(elements[0]!.attributes.xmlns).toBe('http://www.w3.org/2000/svg');
@@ -153,7 +173,8 @@ function expectChart(svg: string, stores: string[]) {
     elements
       .filter((e) => e.name === 'rect' && e.attributes['data-series'] === series)
       .map((e) => e.attributes['data-store']);
-  expect(bars('append')).toEqual(stores);
+  expect(bars('overhead')).toEqual(withFloor);
+  expect(bars('concurrency-1')).toEqual(stores);
   for (const bar of elements.filter((e) => e.attributes['data-series']))
     positive(Number(bar.attributes.width));
 }
@@ -162,9 +183,9 @@ describe('agentstore-bench, in process (quick mode)', () => {
   let report: BenchReport;
 
   it('measures the memory baseline and a custom store from their target modules: every figure, the floor, the machine', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
-    report = await runBench({ targets: [memoryTarget, customTarget], quick: true });
+    report = await runBench({ targets: [memoryTarget, customTarget], quick: true, modelLatencyMs: 1 });
     expect(report.options.quick).toBe(true);
     expect(report.stores.map((s) => [s.store, s.status])).toEqual([
       ['memory (test store)', 'ok'],
@@ -176,26 +197,44 @@ describe('agentstore-bench, in process (quick mode)', () => {
     // Neither target counts round trips: store calls are counted, and said so.
     expect(memory!.roundTrips.method).toBe('store-calls');
     expect(memory!.roundTrips.perAppend).toBe(1);
-    expect(memory!.bytes.source).toBe('load');
     expect(memory!.notes.join()).toMatch(/in-process test store/);
-    // The custom store's floor and raw reader are used as declared.
+    // Neither reports durability settings; the record says so rather than guessing.
+    expect(memory!.backend).toEqual({ settings: {}, storage: null });
     expect(custom!.roundTrips.method).toBe('store-calls');
-    expect(custom!.floor).not.toBeNull();
-    expect(custom!.bytes.source).toBe('raw-reader');
     expect(custom!.server).toBe('node:sqlite custom store');
     expect(report.machine.cpuCount).toBeGreaterThan(0);
     expect(report.machine.cpuModel).not.toBe('');
     positive(report.machine.totalMemoryBytes);
     expect(report.machine.node).toBe(process.version);
+    expect(report.atEnd.loadAverage).toHaveLength(3);
   });
 
-  it('prints a table and draws one bar per store', () => {
+  it('prints the tables and the settings, draws the chart, and writes a README block per store', () => {
     const table = formatTable(report);
-    expect(table).toMatch(/^store\s+append p50\s+p99\s+mean\s+floor p50\s+vs floor/m);
-    expect(table).toMatch(/^memory \(test store\)\s+\S+ µs/m);
-    expect(table).toMatch(/^node:sqlite custom store\s+\S+ (µs|ms)/m);
-    expect(table).toContain('Machine: ');
-    expectChart(renderChart(report), ['memory (test store)', 'node:sqlite custom store']);
+    expect(table).toContain('### Per tool step, through run()');
+    expect(table).toMatch(/^\| memory \(test store\) \| \S+ µs \(/m);
+    expect(table).toMatch(/^\| node:sqlite custom store \| .*\| \*\*\d+\.\d+× \(/m);
+    expect(table).toContain('### History growth');
+    expect(table).toContain('### Throughput (tool steps/s)');
+    expect(table).toContain('### Settings');
+    expect(table).toContain('quick mode (not for publishing)');
+    expectChart(
+      renderChart(report),
+      ['memory (test store)', 'node:sqlite custom store'],
+      ['node:sqlite custom store'],
+    );
+    const custom = report.stores.filter(isMeasured)[1]!;
+    const readme = `# x\n\n${README_MARKERS[0]}\nold\n${README_MARKERS[1]}\n\nafter\n`;
+    const updated = replaceBetween(
+      readme,
+      README_MARKERS[0],
+      README_MARKERS[1],
+      storeMarkdown(report, custom),
+    );
+    expect(updated).not.toContain('old');
+    expect(updated).toContain('| node:sqlite custom store |');
+    expect(updated!.endsWith(`${README_MARKERS[1]}\n\nafter\n`)).toBe(true);
+    expect(replaceBetween('no markers', README_MARKERS[0], README_MARKERS[1], 'x')).toBeNull();
   });
 });
 
@@ -226,25 +265,38 @@ describe('agentstore-bench CLI', () => {
   }, async () => {
     const json = join(scratch, 'out/results.json');
     const chart = join(scratch, 'out/chart.svg');
+    const markdown = join(scratch, 'benchmarks.md');
+    writeFileSync(
+      markdown,
+      `# Benchmarks\n\n${RESULTS_MARKERS[0]}\nold results\n${RESULTS_MARKERS[1]}\n\n## Method\n`,
+    );
     const { code, stdout, stderr } = await cli([
       '--target',
       `${unopenable},${customTarget}`,
       '--quick',
       '--concurrency',
       '1,4',
+      '--history',
+      '10',
       '--json',
       json,
       '--chart',
       chart,
+      '--markdown',
+      markdown,
     ]);
-    expect(stderr).toContain('agentstore-bench: node:sqlite custom store (2/2) append');
+    expect(stderr).toContain('agentstore-bench: node:sqlite custom store (2/2) per tool step');
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^store\s+append p50/m);
-    expect(stdout).toMatch(/^node:sqlite custom store\s+\S+ (µs|ms)/m);
-    expect(stdout).toMatch(/^unopenable-target\.ts: skipped — example-server was not found/m);
+    expect(stdout).toMatch(/^\| node:sqlite custom store \| \S+ (µs|ms) \(/m);
+    expect(stdout).toMatch(/^- \*\*unopenable-target\.ts\*\*: skipped — example-server was not found/m);
+    const docs = readFileSync(markdown, 'utf8');
+    expect(docs).not.toContain('old results');
+    expect(docs).toContain('| node:sqlite custom store |');
+    expect(docs).toMatch(/<!-- results:end -->\n\n## Method\n$/);
 
     const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
     expect(report.options.concurrency).toEqual([1, 4]);
+    expect(report.options.historySizes).toEqual([10]);
     expect(report.stores.map((s) => s.status)).toEqual(['skipped', 'ok']);
     expectComplete(report.stores[1] as MeasuredStore, report, true);
     for (const key of [
@@ -258,7 +310,7 @@ describe('agentstore-bench CLI', () => {
     ] as const) {
       expect(report.machine[key]).toBeTruthy();
     }
-    expectChart(readFileSync(chart, 'utf8'), ['node:sqlite custom store']);
+    expectChart(readFileSync(chart, 'utf8'), ['node:sqlite custom store'], ['node:sqlite custom store']);
   });
 
   it('exits 2 on a usage error, naming the problem', async () => {
@@ -276,25 +328,42 @@ describe('agentstore-bench CLI', () => {
 });
 
 describe('bench options and progress', () => {
-  it('quick mode lowers iterations and sessions; explicit values win', () => {
+  it('quick mode lowers rounds, samples and sizes; explicit values win', () => {
     const quick = parseBenchArgs(['--quick', '--target', 'a.ts,b.ts']).options;
-    expect(quick).toMatchObject({ quick: true, iterations: 20, sessions: 16, steps: 10, payloadBytes: 300 });
+    expect(quick).toMatchObject({
+      quick: true,
+      rounds: 2,
+      samples: 1,
+      historySizes: [10, 100],
+      steps: 10,
+      payloadBytes: 300,
+      modelLatencyMs: 2,
+    });
     expect(quick.targets).toEqual([join(process.cwd(), 'a.ts'), join(process.cwd(), 'b.ts')]);
     const custom = parseBenchArgs([
       '-t',
       'a.ts',
       '--quick',
-      '--iterations',
-      '50',
+      '--rounds',
+      '7',
+      '--history',
+      '1000,10',
       '--concurrency',
       '32,1,8,8',
     ]).options;
-    expect(custom.iterations).toBe(50);
+    expect(custom.rounds).toBe(7);
+    expect(custom.historySizes).toEqual([10, 1000]);
     expect(custom.concurrency).toEqual([1, 8, 32]);
     expect(parseBenchArgs(['-t', 'a.ts']).options).toMatchObject({
       quick: false,
-      iterations: 200,
-      sessions: 200,
+      rounds: 5,
+      samples: 6,
+      historySizes: [10, 100, 1000, 10000],
+      concurrency: [1, 8, 32],
+    });
+    expect(parseBenchArgs(['-t', 'a.ts', '--readme', '--markdown', 'x.md'])).toMatchObject({
+      readme: true,
+      markdown: 'x.md',
     });
   });
 
