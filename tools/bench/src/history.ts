@@ -42,7 +42,7 @@ export interface HistorySampling {
 }
 
 /** Messages seeded per size are capped by this (then fewer sessions, each reused). */
-const SEED_BUDGET = 20_000;
+const SEED_BUDGET = 10_000;
 
 /** Seeds `count` messages in the largest appends the store's limits allow. */
 async function seed(store: AgentStore, id: string, count: number, payloadBytes: number): Promise<void> {

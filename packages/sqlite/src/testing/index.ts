@@ -83,7 +83,10 @@ export async function sqliteTestTarget(
     capabilities: { ...capabilities, floor },
     roundTrips: counters.count,
     roundTripUnit: 'SQLite statements executed, BEGIN/COMMIT included (in-process: no network round trip)',
-    notes: ['in-process: "round trips" are SQLite statements executed; each append commits with an fsync.'],
+    notes: [
+      'in-process: "round trips" are SQLite statements executed; each append commits with an fsync.',
+      'better-sqlite3 is synchronous: a commit blocks the event loop, so write #2 cannot overlap the next model request as it does on a networked store.',
+    ],
     ...(path ? { dataDir: join(path, '..') } : {}),
     async durabilitySettings() {
       // Read back from a connection opened as the store's are (the capabilities' own).
