@@ -23,7 +23,14 @@ export {
   offeredCapabilities,
 } from './check.ts';
 export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
-export { type HostileAppend, hostileAppends, LONE_SURROGATES, REPLACEMENT_TWIN } from './hostile-values.ts';
+export {
+  type HostileAppend,
+  hostileAppends,
+  LONE_SURROGATES,
+  REPLACEMENT_TWIN,
+  type ShiftingAppend,
+  shiftingAppends,
+} from './hostile-values.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
 export {

@@ -12,8 +12,8 @@ import {
   sweepIdleSessions,
   timeOperation,
 } from '@agentstore/bench';
-import { launchDynamoDb } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
+import { launchDynamoDb } from '@agentstore/servers';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTable, dynamodbStore } from '../src/index.ts';
 

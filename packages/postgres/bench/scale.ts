@@ -7,7 +7,7 @@
  * Prints a markdown table: median (p10–p90) ms over SCALE_SAMPLES calls, and the plan of each read.
  */
 import { machineInfo, printScaleReport, sweepIdleSessions, timeOperation } from '@agentstore/bench';
-import { launchPostgres } from '@agentstore/conformance/launchers';
+import { launchPostgres } from '@agentstore/servers';
 import pg from 'pg';
 import { postgresStore } from '../src/index.ts';
 import { tableNames } from '../src/schema.ts';

@@ -3,8 +3,8 @@
 // variant on its own sessions, variants interleaved round-robin so noise hits all alike.
 // Run: pnpm --filter @agentstore/redis bench   (AOF always and AOF off; ~1 min)
 import { compareVariants, formatVariants, machineLine, storeAndFloorVariants } from '@agentstore/bench';
-import { launchRedis } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
+import { launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { APPEND_LUA } from '../src/scripts.ts';

@@ -11,8 +11,8 @@ import {
   sweepIdleSessions,
   timeOperation,
 } from '@agentstore/bench';
-import { launchRedis } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
+import { launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { indexKeys } from '../src/indexes.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { isMeasured, runBench } from '@agentstore/bench';
-import { runCleanTorture } from '@agentstore/conformance/torture';
+import { runCleanTorture } from '@agentstore/torture';
 import { describe, expect, it } from 'vitest';
 
 // The tools open this package's published target module, as a user's command line would.

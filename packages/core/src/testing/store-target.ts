@@ -164,7 +164,7 @@ export function roundTripCounters(): {
   };
 }
 
-/** A server an adapter's `./testing` entry started for its target (e.g. from `@agentstore/conformance/launchers`). */
+/** A server an adapter's `./testing` entry started for its target (e.g. from `@agentstore/servers`). */
 export interface TargetServer {
   /** False for a server the process did not start (an `AGENTSTORE_*` URL): it is never restarted. */
   owned: boolean;

@@ -103,14 +103,14 @@ export async function dynamodbTestTarget(options: DynamodbTargetOptions): Promis
 
 /**
  * What the kit and the tools open: with a target's `reopen`, the same table from another process;
- * without, a throwaway file-backed DynamoDB Local from `@agentstore/conformance/launchers` (or the
+ * without, a throwaway file-backed DynamoDB Local from `@agentstore/servers` (or the
  * endpoint `AGENTSTORE_DYNAMODB_ENDPOINT` names) and a fresh table, both gone on close.
  */
 export default async function openDynamodbTarget(
   options?: Partial<DynamodbTargetOptions>,
 ): Promise<OpenTestTarget> {
   if (options?.endpoint) return dynamodbTestTarget(options as DynamodbTargetOptions);
-  const { launchDynamoDb } = await import('@agentstore/conformance/launchers');
+  const { launchDynamoDb } = await import('@agentstore/servers');
   return targetOnServer(
     () => launchDynamoDb({ persist: true }),
     (server) =>

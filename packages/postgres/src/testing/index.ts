@@ -88,14 +88,14 @@ export async function postgresTestTarget(options: PostgresTargetOptions): Promis
 
 /**
  * What the kit and the tools open: with a target's `reopen`, the same schema from another
- * process; without, a throwaway server from `@agentstore/conformance/launchers` (or the one
+ * process; without, a throwaway server from `@agentstore/servers` (or the one
  * `AGENTSTORE_PG_URL` names) and a fresh schema, both gone on close.
  */
 export default async function openPostgresTarget(
   options?: Partial<PostgresTargetOptions>,
 ): Promise<OpenTestTarget> {
   if (options?.connectionString) return postgresTestTarget(options as PostgresTargetOptions);
-  const { launchPostgres } = await import('@agentstore/conformance/launchers');
+  const { launchPostgres } = await import('@agentstore/servers');
   return targetOnServer(
     () => launchPostgres(),
     (server) => postgresTestTarget({ ...options, connectionString: server.info.url }),
