@@ -10,7 +10,7 @@ import {
   seedScaleSessions,
   sweepIdleSessions,
   timeOperation,
-} from '@agentstore/conformance/bench';
+} from '@agentstore/bench';
 import type { NewMessage } from '@agentstore/core';
 import { launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
