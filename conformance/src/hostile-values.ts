@@ -111,3 +111,89 @@ export function hostileAppends(): HostileAppend[] {
     one('a lone surrogate in the lease holder', 'lease.holder', { lease: { holder: 'h\uDFFF', epoch: 1 } }),
   ];
 }
+
+/**
+ * An append whose input answers differently on each read (a getter, a Proxy) or serialises to
+ * something else than its own data (a hidden `toJSON`). A store must read it once, validate that
+ * copy and store that same copy (`snapshotInput` from `@agentstore/core/store`); one that
+ * validates the live object and serialises it again stores what it never validated.
+ */
+export interface ShiftingAppend {
+  what: string;
+  input: (expectedSeq: number) => AppendInput;
+  /** What the appended messages must be stored as: the valid answers they gave first. */
+  stored: NewMessage[];
+  /** What the session state must be stored as, when the append sets it. */
+  storedState?: unknown;
+}
+
+/** A `get` that answers `first` once, then `later` on every read after. */
+function firstThen<T>(first: T, later: T): () => T {
+  let reads = 0;
+  return () => (reads++ === 0 ? first : later);
+}
+
+/** `value` with a non-enumerable `toJSON`: invisible to a validator, used by `JSON.stringify`. */
+function withHiddenToJson<T extends object>(value: T): T {
+  Object.defineProperty(value, 'toJSON', { value: () => 'what toJSON returned', enumerable: false });
+  return value;
+}
+
+/** A tool call and its result, so the session stays one `run()` can resume. */
+function callAndResult(id: string, input: Record<string, unknown>): [NewMessage, NewMessage] {
+  return [
+    message({ role: 'assistant', toolCalls: [{ id, name: 'tool', input: input as never }] }),
+    message({ role: 'tool', toolCallId: id, toolName: 'tool', content: 'done' }),
+  ];
+}
+
+export function shiftingAppends(): ShiftingAppend[] {
+  const appendOf = (what: string, live: NewMessage[], stored: NewMessage[]): ShiftingAppend => ({
+    what,
+    input: (expectedSeq) => ({ expectedSeq, messages: live, lease: null }),
+    stored,
+  });
+
+  const text = message({ content: 'the content that was read first' });
+  const getter = { ...text };
+  Object.defineProperty(getter, 'content', {
+    enumerable: true,
+    get: firstThen(text.content, 'a lone surrogate read later \uD800'),
+  });
+
+  const [proxied, proxiedResult] = callAndResult('call_proxy', { n: 1 });
+  const laterCalls = firstThen(proxied.toolCalls, [
+    { id: 'call_proxy', name: 'tool', input: { when: new Date(0) as never } },
+  ]);
+  const proxy = new Proxy(proxied, {
+    get: (target, key, receiver) => (key === 'toolCalls' ? laterCalls() : Reflect.get(target, key, receiver)),
+  });
+
+  const [called, calledResult] = callAndResult('call_tojson', { n: 1 });
+  const hidden = {
+    ...called,
+    toolCalls: [{ id: 'call_tojson', name: 'tool', input: withHiddenToJson({ n: 1 }) }],
+  };
+
+  const stateMessage = message();
+  return [
+    appendOf('a content getter that answers a valid string once, then a lone surrogate', [getter], [text]),
+    appendOf(
+      'a Proxy whose tool calls gain a Date after the first read',
+      [proxy, proxiedResult],
+      [proxied, proxiedResult],
+    ),
+    appendOf('a tool input with a hidden toJSON', [hidden, calledResult], [called, calledResult]),
+    {
+      what: 'session state with a hidden toJSON',
+      input: (expectedSeq) => ({
+        expectedSeq,
+        messages: [stateMessage],
+        session: { state: withHiddenToJson({ step: 1 }) },
+        lease: null,
+      }),
+      stored: [stateMessage],
+      storedState: { step: 1 },
+    },
+  ];
+}

@@ -1,5 +1,5 @@
 /**
- * The conformance kit: contract specs, crash matrix, perf gates.
+ * The conformance kit: contract specs, crash matrix, perf gates (counts; time ratios live in @agentstore/bench).
  * @module @agentstore/conformance
  */
 
@@ -23,16 +23,14 @@ export {
   offeredCapabilities,
 } from './check.ts';
 export { conformanceSpecs, describeAgentStoreConformance } from './describe.ts';
-export { type HostileAppend, hostileAppends, LONE_SURROGATES, REPLACEMENT_TWIN } from './hostile-values.ts';
 export {
-  DEFAULT_MAX_FLOOR_RATIO,
-  measureAppendRatio,
-  measureLoopRatio,
-  measureStepOverhead,
-  type PerfSampling,
-  type RatioMeasurement,
-  type StepOverheadMeasurement,
-} from './perf/ratios.ts';
+  type HostileAppend,
+  hostileAppends,
+  LONE_SURROGATES,
+  REPLACEMENT_TWIN,
+  type ShiftingAppend,
+  shiftingAppends,
+} from './hostile-values.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
 export {

@@ -4,6 +4,7 @@ import {
   appendLoadChecks,
   atomicityChecks,
   atomicityObservedChecks,
+  boundaryChecks,
   type CheckContext,
   type ConformanceCheck,
   ConformanceViolation,
@@ -225,6 +226,22 @@ describe('broken stores on a real database (node:sqlite file), through their tar
       check(concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq').run(ctx),
     ).rejects.toThrow(/8 committed .* the store does not check expectedSeq against the stored head/);
     await expectViolation(ctx, atomicityChecks, 'a seq conflict writes nothing');
+  });
+
+  it('no-snapshot: a store that validates the live input, then serialises it again, keeps values it never validated', async () => {
+    const ctx = await open('no-snapshot');
+    const shifting = check(boundaryChecks, 'input that answers differently on each read');
+    // It stored the later read: a lone surrogate, which SQLite's UTF-8 turned into U+FFFD.
+    await expect(shifting.run(ctx)).rejects.toThrow(
+      /append with a content getter that answers a valid string once, then a lone surrogate: load returns .*a lone surrogate read later .*, not the value that was read and validated, .* — the store validated the caller's live objects and then read them again to store them; validate and store one copy \(snapshotInput from @agentstore\/core\/store\)/,
+    );
+    // The correct store it was copied from reads once, and passes.
+    const target = await openTargetModule(
+      join(import.meta.dirname, '../../docs/examples/custom-store/conformance-target.ts'),
+    );
+    const good = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
+    opened.push(good);
+    await shifting.run(good);
   });
 
   it('the correct node:sqlite store passes the observer and the process tier', {

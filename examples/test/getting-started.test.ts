@@ -1,5 +1,7 @@
 // Runs getting-started's snippets as written, on every backend, against real servers.
 import { join } from 'node:path';
+import { type AgentStore, defineAgent, run, tool } from '@agentstore/core';
+import { scriptedLlm } from '@agentstore/core/testing';
 import {
   type LaunchedServer,
   launchD1,
@@ -7,9 +9,7 @@ import {
   launchPostgres,
   launchRedis,
   tempDir,
-} from '@agentstore/conformance/launchers';
-import { type AgentStore, defineAgent, run, tool } from '@agentstore/core';
-import { scriptedLlm } from '@agentstore/core/testing';
+} from '@agentstore/servers';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Redis } from 'ioredis';
 import pg from 'pg';

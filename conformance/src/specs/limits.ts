@@ -1,16 +1,18 @@
-import { type AppendInput, defineAgent, type NewMessage, run } from '@agentstore/core';
+import { type AppendInput, defineAgent, type LlmAdapter, type NewMessage, run } from '@agentstore/core';
 import { messageByteLength } from '@agentstore/core/store';
-import { scriptedLlm } from '@agentstore/core/testing';
 import {
   assert,
   assertEqual,
   assertFacts,
   assertMessages,
   assertUnchanged,
+  ConformanceViolation,
   expectStoreError,
   preview,
   type SessionSnapshot,
+  sameData,
   snapshot,
+  violation,
 } from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import {
@@ -23,7 +25,7 @@ import {
   seedSession,
   sessionInit,
 } from '../fixtures.ts';
-import { hostileAppends, LONE_SURROGATES } from '../hostile-values.ts';
+import { hostileAppends, LONE_SURROGATES, type ShiftingAppend, shiftingAppends } from '../hostile-values.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /** The smallest per-message limit the kit accepts: tool outputs of a few hundred KiB are common. */
@@ -318,12 +320,100 @@ async function assertStillUsable(ctx: CheckContext, id: string, what: string): P
   if (!ctx.store.durable || ctx.target.durable === false) return;
   // And run() can carry on with it: a new turn commits and completes.
   const agent = defineAgent({ name: 'conformance-agent', instructions: 'Answer.' });
-  const llm = scriptedLlm([{ text: 'Still here.' }]);
+  // Answers the same whatever the session holds (scriptedLlm picks its step by assistant messages).
+  const llm: LlmAdapter = {
+    generate: async () => ({
+      text: 'Still here.',
+      toolCalls: [],
+      usage: { inputTokens: 1, outputTokens: 1 },
+    }),
+  };
   const turn = await run(agent, { store: ctx.store, sessionId: id, message: 'Still there?', llm });
   assertEqual([turn.status, turn.response], ['complete', 'Still here.'], `${what}: a run() on the session`);
 }
 
+/** Why a store keeps a value it never validated. */
+const SNAPSHOT_CAUSE =
+  "the store validated the caller's live objects and then read them again to store them; validate and store one copy (snapshotInput from @agentstore/core/store)";
+
+const errorText = (error: unknown) =>
+  error instanceof Error
+    ? `${error.name} (code ${String((error as { code?: unknown }).code)}): ${error.message}`
+    : preview(error);
+
+/** An accepted shifting append must be stored as one valid answer, the same through load and the raw reader. */
+async function assertStoredOnce(
+  ctx: CheckContext,
+  id: string,
+  head: number,
+  shifting: ShiftingAppend,
+  what: string,
+): Promise<void> {
+  const loaded = await ctx.store
+    .load(id)
+    .catch((error: unknown) =>
+      violation(`${what}: the session no longer loads (${errorText(error)}) — ${SNAPSHOT_CAUSE}`),
+    );
+  assert(loaded, `${what}: the session is gone`);
+  const count = shifting.stored.length;
+  assertEqual(loaded.session.headSeq, head + count, `${what}: headSeq after the append`);
+  const stored = loaded.messages.slice(-count);
+  const expected = asRecords(shifting.stored, head + 1);
+  assert(
+    sameData(stored, expected),
+    `${what}: load returns ${preview(stored)}, not the value that was read and validated, ${preview(expected)} — ${SNAPSHOT_CAUSE}`,
+  );
+  if (shifting.storedState !== undefined) {
+    assert(
+      sameData(loaded.session.state, shifting.storedState),
+      `${what}: load returns the state ${preview(loaded.session.state)}, not the value that was validated, ${preview(shifting.storedState)} — ${SNAPSHOT_CAUSE}`,
+    );
+  }
+  const raw = ctx.capabilities.raw;
+  if (!raw) return;
+  const rows = await raw.messages(id);
+  assertEqual(rows.length, head + count, `${what}: raw message rows after the append`);
+  assertEqual(
+    rows.slice(-count).map(({ seq, id, role, content }) => ({ seq, id, role, content })),
+    expected.map(({ seq, id, role, content }) => ({ seq, id, role, content })),
+    `${what}: the raw rows of the appended messages (${SNAPSHOT_CAUSE} when they differ)`,
+  );
+}
+
 export const boundaryChecks: ConformanceCheck[] = [
+  {
+    name: 'input that answers differently on each read (a getter, a Proxy, a hidden toJSON) is refused with a typed error, or stored as the one value validated',
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const { id } = await seeded(ctx, 'shifting');
+      for (const shifting of shiftingAppends()) {
+        const what = `append with ${shifting.what}`;
+        const before = await snapshot(ctx, id);
+        const head = before.loaded?.session.headSeq ?? 0;
+        let refused: unknown;
+        try {
+          assertEqual(
+            await ctx.store.append(id, shifting.input(head)),
+            { headSeq: head + shifting.stored.length },
+            `${what}: result`,
+          );
+        } catch (error) {
+          if (error instanceof ConformanceViolation) throw error;
+          refused = error ?? new Error(String(error));
+        }
+        if (refused === undefined) {
+          await assertStoredOnce(ctx, id, head, shifting, what);
+          continue;
+        }
+        assert(
+          refused instanceof Error && typeof (refused as { code?: unknown }).code === 'string',
+          `${what}: threw ${errorText(refused)}, not a typed error with a code — ${SNAPSHOT_CAUSE}`,
+        );
+        await assertUnchanged(ctx, id, before, `${what} (refused)`);
+      }
+      await assertStillUsable(ctx, id, 'after input that changes between reads');
+    },
+  },
   {
     name: 'hostile values in every field of an append are InvalidArgumentError naming the path; nothing is written',
     timeoutMs: 120_000,

@@ -12,8 +12,11 @@ import type { ConformanceTarget } from '../../src/index.ts';
  *   store with two awaited statements would. A conflict on the message insert reports
  *   `actualSeq: null` or the head it reads then (which is still `expectedSeq`).
  * - `no-seq-check`: one transaction, but appends after whatever head it finds.
+ * - `no-snapshot`: one guarded transaction, but it validates the caller's live objects and then
+ *   reads them again to serialise them (no `snapshotInput`), as every flaw here does; alone, that
+ *   is its only mistake.
  */
-export type SplitFlaw = 'split-null' | 'split-head' | 'no-seq-check';
+export type SplitFlaw = 'split-null' | 'split-head' | 'no-seq-check' | 'no-snapshot';
 
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -95,8 +98,8 @@ export function splitStore(path: string, flaw: SplitFlaw): AgentStore {
           );
         }
       };
-      if (flaw === 'no-seq-check') {
-        // Atomic, but guarded by nothing: concurrent writers all commit.
+      if (flaw === 'no-seq-check' || flaw === 'no-snapshot') {
+        // Atomic; with no-seq-check guarded by nothing, so concurrent writers all commit.
         db.exec('BEGIN IMMEDIATE');
         try {
           insertMessages(input.messages.length).run(...values);

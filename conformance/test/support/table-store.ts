@@ -22,6 +22,7 @@ import {
   ownerMatches,
   processClockMs,
   retryAfterMs,
+  snapshotInput,
   validateAcquireLeaseInput,
   validateAppendInput,
   validateListSessionsInput,
@@ -177,7 +178,9 @@ export function tableStore(
       return { session: toRecord(row), messages: loaded };
     },
 
-    async append(sessionId, input) {
+    async append(sessionId, given) {
+      // One read of the caller's objects, validated and stored (the kit's shifting-input check).
+      const input = snapshotInput(given);
       if (flaws.nonAtomic) {
         // Validates everything but sizes up front; sizes are "enforced by the backend" row by row.
         validateAppendInput(sessionId, input, { ...limits, maxMessageBytes: Number.MAX_SAFE_INTEGER });

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { launchD1 } from '@agentstore/conformance/launchers';
+import { launchD1 } from '@agentstore/servers';
 import type { BenchReport } from '../test/worker/bench.ts';
 import { bundleWorker } from '../test/worker/bundle.ts';
 

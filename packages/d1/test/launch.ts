@@ -1,5 +1,5 @@
-import { type D1LaunchInfo, type LaunchedServer, launchD1 } from '@agentstore/conformance/launchers';
 import type { NewMessage } from '@agentstore/core';
+import { type D1LaunchInfo, type LaunchedServer, launchD1 } from '@agentstore/servers';
 import type { D1DatabaseLike } from '../src/index.ts';
 
 /** One Miniflare D1 database per test file. */

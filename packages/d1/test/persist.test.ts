@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { launchD1, tempDir } from '@agentstore/conformance/launchers';
+import { launchD1, tempDir } from '@agentstore/servers';
 import { afterAll, expect, it } from 'vitest';
 import { d1Store, SCHEMA_VERSION } from '../src/index.ts';
 import { message } from './launch.ts';

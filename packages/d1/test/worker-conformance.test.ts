@@ -6,7 +6,7 @@ import {
   type RawAppendFloor,
   type RawReader,
 } from '@agentstore/conformance';
-import { type D1LaunchInfo, type LaunchedServer, launchD1 } from '@agentstore/conformance/launchers';
+import { type D1LaunchInfo, type LaunchedServer, launchD1 } from '@agentstore/servers';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { bundleWorker } from './worker/bundle.ts';
 

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type D1LaunchInfo, type LaunchedServer, launchD1 } from '@agentstore/conformance/launchers';
+import { type D1LaunchInfo, type LaunchedServer, launchD1 } from '@agentstore/servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleWorker } from './worker/bundle.ts';
 import type { RunScenarioReport } from './worker/run-scenario.ts';

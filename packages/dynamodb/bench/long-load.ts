@@ -3,8 +3,8 @@
  * the result), on a throwaway DynamoDB Local. Not in CI. From packages/dynamodb:
  *   pnpm run long-load                    # 100,000 messages; LONG_MESSAGES=… to change
  */
-import { machineInfo } from '@agentstore/conformance/bench';
-import { launchDynamoDb } from '@agentstore/conformance/launchers';
+import { machineInfo } from '@agentstore/bench';
+import { launchDynamoDb } from '@agentstore/servers';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTable, dynamodbStore } from '../src/index.ts';
 import { measureLongLoad } from './measure-long-load.ts';

@@ -1,4 +1,4 @@
-import { describeMachine, type MachineInfo } from '@agentstore/conformance/bench';
+import { describeMachine, type MachineInfo } from '@agentstore/bench';
 import type { AgentStore, LoadResult, NewMessage } from '@agentstore/core';
 
 const MESSAGES = Number(process.env.LONG_MESSAGES ?? 100_000);

@@ -11,9 +11,9 @@ import {
   seedScaleSessions,
   sweepIdleSessions,
   timeOperation,
-} from '@agentstore/conformance/bench';
-import { launchDynamoDb } from '@agentstore/conformance/launchers';
+} from '@agentstore/bench';
 import type { NewMessage } from '@agentstore/core';
+import { launchDynamoDb } from '@agentstore/servers';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTable, dynamodbStore } from '../src/index.ts';
 

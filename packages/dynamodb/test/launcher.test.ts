@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchDynamoDb, MissingServerBinaryError } from '@agentstore/conformance/launchers';
+import { launchDynamoDb, MissingServerBinaryError } from '@agentstore/servers';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, expect, it } from 'vitest';
 import { createTable } from '../src/index.ts';

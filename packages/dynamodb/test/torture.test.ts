@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { runCleanTorture, type TortureOptions } from '@agentstore/conformance/torture';
+import { runCleanTorture, type TortureOptions } from '@agentstore/torture';
 import { describe, it } from 'vitest';
 
 // agentstore-torture on this package's published target module: real worker processes, real

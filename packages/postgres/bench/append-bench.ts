@@ -4,9 +4,9 @@
  *   pnpm run bench            (AGENTSTORE_PG_URL, or a throwaway server from the launcher)
  */
 import { cpus, totalmem } from 'node:os';
-import { launchPostgres } from '@agentstore/conformance/launchers';
 import { defineAgent, type MessageRecord, type NewMessage, run, tool } from '@agentstore/core';
 import { durableMemoryStore, type ScriptStep, scriptedLlm } from '@agentstore/core/testing';
+import { launchPostgres } from '@agentstore/servers';
 import pg from 'pg';
 import { postgresStore } from '../src/index.ts';
 import { postgresCapabilities } from '../src/testing/capabilities.ts';

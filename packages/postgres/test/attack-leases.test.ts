@@ -1,6 +1,6 @@
-import { type DropProxy, startDropProxy } from '@agentstore/conformance/launchers';
 import { defineAgent, isAgentStoreError, run } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
+import { type DropProxy, startDropProxy } from '@agentstore/servers';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type PostgresStore, postgresStore } from '../src/index.ts';

@@ -1,6 +1,6 @@
-import { launchPostgres } from '@agentstore/conformance/launchers';
 import { defineAgent, isAgentStoreError, run, tool } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
+import { launchPostgres } from '@agentstore/servers';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresStore } from '../src/index.ts';

@@ -1,5 +1,5 @@
 import { describeAgentStoreConformance } from '@agentstore/conformance';
-import { launchPostgres } from '@agentstore/conformance/launchers';
+import { launchPostgres } from '@agentstore/servers';
 import { afterAll } from 'vitest';
 import { postgresTestTarget } from '../src/testing/index.ts';
 

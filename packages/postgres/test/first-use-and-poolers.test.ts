@@ -1,5 +1,5 @@
-import { type LaunchedServer, launchPgBouncer } from '@agentstore/conformance/launchers';
 import { isAgentStoreError } from '@agentstore/core';
+import { type LaunchedServer, launchPgBouncer } from '@agentstore/servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresStore } from '../src/index.ts';
 import { freshSchema, init, message, uniqueId, usePostgres } from './harness.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type LaunchedPostgres, launchPostgres } from '@agentstore/conformance/launchers';
+import { type LaunchedPostgres, launchPostgres } from '@agentstore/servers';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { type PostgresStore, type PostgresStoreOptions, postgresStore } from '../src/index.ts';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { launchPostgres } from '@agentstore/conformance/launchers';
+import { launchPostgres } from '@agentstore/servers';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresStore } from '../src/index.ts';

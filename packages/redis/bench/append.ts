@@ -2,14 +2,9 @@
 // WATCH/MULTI/EXEC alternative to the Lua script. 3 × 300-byte messages per append, each
 // variant on its own sessions, variants interleaved round-robin so noise hits all alike.
 // Run: pnpm --filter @agentstore/redis bench   (AOF always and AOF off; ~1 min)
-import {
-  compareVariants,
-  formatVariants,
-  machineLine,
-  storeAndFloorVariants,
-} from '@agentstore/conformance/bench';
-import { launchRedis } from '@agentstore/conformance/launchers';
+import { compareVariants, formatVariants, machineLine, storeAndFloorVariants } from '@agentstore/bench';
 import type { NewMessage } from '@agentstore/core';
+import { launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { APPEND_LUA } from '../src/scripts.ts';

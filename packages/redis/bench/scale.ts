@@ -11,9 +11,9 @@ import {
   seedScaleSessions,
   sweepIdleSessions,
   timeOperation,
-} from '@agentstore/conformance/bench';
-import { launchRedis, launchRedisCluster } from '@agentstore/conformance/launchers';
+} from '@agentstore/bench';
 import type { NewMessage } from '@agentstore/core';
+import { launchRedis, launchRedisCluster } from '@agentstore/servers';
 import { Cluster, Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { indexKeys } from '../src/indexes.ts';

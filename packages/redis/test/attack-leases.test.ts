@@ -1,6 +1,6 @@
-import { type LaunchedRedis, launchRedis } from '@agentstore/conformance/launchers';
 import { type AgentStore, defineAgent, isAgentStoreError, run, tool } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
+import { type LaunchedRedis, launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';

@@ -1,8 +1,9 @@
 // The README's ioredis Cluster settings, tested: a master is killed (-9) between a run's write #1
 // and write #2; its replica is elected, and the run completes without firing a side effect twice.
-import { type LaunchedRedisCluster, launchRedisCluster } from '@agentstore/conformance/launchers';
+
 import { defineAgent, run, tool } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
+import { type LaunchedRedisCluster, launchRedisCluster } from '@agentstore/servers';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
-import type { LaunchedServer, RedisClusterInfo } from '@agentstore/conformance/launchers';
-import { launchRedisCluster } from '@agentstore/conformance/launchers';
 import { LeaseLostError, SeqConflictError, SessionBusyError } from '@agentstore/core';
+import type { LaunchedServer, RedisClusterInfo } from '@agentstore/servers';
+import { launchRedisCluster } from '@agentstore/servers';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';

@@ -1,9 +1,5 @@
 import { describeAgentStoreConformance } from '@agentstore/conformance';
-import {
-  type LaunchedServer,
-  launchRedisCluster,
-  type RedisClusterInfo,
-} from '@agentstore/conformance/launchers';
+import { type LaunchedServer, launchRedisCluster, type RedisClusterInfo } from '@agentstore/servers';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { redisStore } from '../src/index.ts';

@@ -1,5 +1,5 @@
 import { describeAgentStoreConformance } from '@agentstore/conformance';
-import { launchRedis } from '@agentstore/conformance/launchers';
+import { launchRedis } from '@agentstore/servers';
 import { afterAll } from 'vitest';
 import { redisTestTarget } from '../src/testing/index.ts';
 

@@ -3,7 +3,7 @@ import {
   type LaunchedRedisCluster,
   launchRedis,
   launchRedisCluster,
-} from '@agentstore/conformance/launchers';
+} from '@agentstore/servers';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisStoreWarning, redisStore } from '../src/index.ts';

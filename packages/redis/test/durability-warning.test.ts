@@ -1,6 +1,6 @@
-import { launchRedis } from '@agentstore/conformance/launchers';
 import { defineAgent, isAgentStoreError, run } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
+import { launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { type RedisStoreWarning, redisStore } from '../src/index.ts';

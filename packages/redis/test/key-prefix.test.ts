@@ -1,5 +1,5 @@
-import { type LaunchedRedis, launchRedis } from '@agentstore/conformance/launchers';
 import { InvalidArgumentError } from '@agentstore/core';
+import { type LaunchedRedis, launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore } from '../src/index.ts';

@@ -1,10 +1,5 @@
-import {
-  type DropProxy,
-  type LaunchedRedis,
-  launchRedis,
-  startDropProxy,
-} from '@agentstore/conformance/launchers';
 import { SeqConflictError } from '@agentstore/core';
+import { type DropProxy, type LaunchedRedis, launchRedis, startDropProxy } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';

@@ -1,4 +1,4 @@
-import { type LaunchedRedis, launchRedis } from '@agentstore/conformance/launchers';
+import { type LaunchedRedis, launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addToIndexes, type IndexContext, pruneStale } from '../src/index-ops.ts';

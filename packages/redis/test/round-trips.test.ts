@@ -1,4 +1,4 @@
-import { type LaunchedRedis, launchRedis } from '@agentstore/conformance/launchers';
+import { type LaunchedRedis, launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';

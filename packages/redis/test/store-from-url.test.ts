@@ -1,4 +1,4 @@
-import { type LaunchedRedis, launchRedis } from '@agentstore/conformance/launchers';
+import { type LaunchedRedis, launchRedis } from '@agentstore/servers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { redisStore, storeFromUrl } from '../src/index.ts';
 import { init, msg, uniquePrefix } from './helpers.ts';

@@ -1,4 +1,3 @@
-import { type LaunchedRedis, launchRedis } from '@agentstore/conformance/launchers';
 import {
   CorruptRecordError,
   InvalidArgumentError,
@@ -8,6 +7,7 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
 } from '@agentstore/core';
+import { type LaunchedRedis, launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisAgentStore, redisStore } from '../src/index.ts';

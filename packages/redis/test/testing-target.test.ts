@@ -1,4 +1,4 @@
-import { launchRedis } from '@agentstore/conformance/launchers';
+import { launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { redisTestTarget } from '../src/testing/index.ts';

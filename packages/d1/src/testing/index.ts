@@ -88,21 +88,32 @@ export async function d1TestTarget(options: {
 /**
  * What the kit and the tools open, from Node: a miniflare D1 persisted in `persist` (another
  * process's, from a target's `reopen`), or in a fresh temp dir removed on close. Uses
- * `@agentstore/conformance/launchers`.
+ * `@agentstore/servers`.
  */
 export default async function openD1Target(
   options: { persist?: string; tablePrefix?: string; name?: string } = {},
 ): Promise<OpenTestTarget> {
-  const { launchD1, tempDir } = await import('@agentstore/conformance/launchers');
+  const { launchD1, tempDir } = await import('@agentstore/servers');
   const { rmSync } = await import('node:fs');
   const fresh = options.persist === undefined;
   const persist = options.persist ?? tempDir('d1');
   const server = await launchD1({ persist });
   try {
     const { persist: _, ...rest } = options;
-    const target = await d1TestTarget({ ...rest, binding: server.info.db as unknown as D1DatabaseLike });
+    const target = await d1TestTarget({ ...rest, binding: server.info.db });
     return withServer(
-      { ...target, module: import.meta.url, reopen: { ...target.reopen, persist }, dataDir: persist },
+      {
+        ...target,
+        module: import.meta.url,
+        reopen: { ...target.reopen, persist },
+        dataDir: persist,
+        async durabilitySettings() {
+          return {
+            settings: { engine: 'miniflare (workerd) D1, persisted to a local directory' },
+            dataDir: persist,
+          };
+        },
+      },
       {
         owned: false,
         async stop() {

@@ -1,4 +1,4 @@
-import { launchDynamoDb } from '@agentstore/conformance/launchers';
+import { launchDynamoDb } from '@agentstore/servers';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {

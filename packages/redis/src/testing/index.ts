@@ -66,6 +66,15 @@ export async function redisTestTarget(options: RedisTargetOptions): Promise<Open
     capabilities,
     roundTrips: counters.count,
     roundTripUnit: 'Redis commands (a pipeline or MULTI/EXEC counts once)',
+    async durabilitySettings() {
+      const get = async (name: string) =>
+        ((await client.config('GET', name).catch(() => [])) as string[])[1] ?? 'unknown';
+      const dir = await get('dir');
+      return {
+        settings: { appendonly: await get('appendonly'), appendfsync: await get('appendfsync') },
+        ...(dir !== 'unknown' ? { dataDir: dir } : {}),
+      };
+    },
     async describe() {
       const info = String(await client.info('server'));
       const version = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
@@ -89,14 +98,14 @@ export async function redisTestTarget(options: RedisTargetOptions): Promise<Open
 
 /**
  * What the kit and the tools open: with a target's `reopen`, the same key prefix from another
- * process; without, a throwaway server from `@agentstore/conformance/launchers` (or the one
+ * process; without, a throwaway server from `@agentstore/servers` (or the one
  * `AGENTSTORE_REDIS_URL` names) and a fresh prefix, both gone on close.
  */
 export default async function openRedisTarget(
   options?: Partial<RedisTargetOptions>,
 ): Promise<OpenTestTarget> {
   if (options?.url) return redisTestTarget(options as RedisTargetOptions);
-  const { launchRedis } = await import('@agentstore/conformance/launchers');
+  const { launchRedis } = await import('@agentstore/servers');
   return targetOnServer(
     () => launchRedis(),
     (server) => redisTestTarget({ ...options, url: server.info.url }),
