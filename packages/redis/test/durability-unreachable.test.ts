@@ -1,9 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type LaunchedRedisCluster,
-  launchRedis,
-  launchRedisCluster,
-} from '@agentstore/servers';
+import { type LaunchedRedisCluster, launchRedis, launchRedisCluster } from '@agentstore/servers';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisStoreWarning, redisStore } from '../src/index.ts';
