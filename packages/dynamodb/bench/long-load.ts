@@ -3,11 +3,10 @@
  * the result), on a throwaway DynamoDB Local. Not in CI. From packages/dynamodb:
  *   pnpm run long-load                    # 100,000 messages; LONG_MESSAGES=… to change
  */
-import { machineInfo } from '@agentstore/bench';
+import { machineInfo, measureLongLoad } from '@agentstore/bench';
 import { launchDynamoDb } from '@agentstore/servers';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTable, dynamodbStore } from '../src/index.ts';
-import { measureLongLoad } from './measure-long-load.ts';
 
 const server = await launchDynamoDb();
 const client = new DynamoDBClient({

@@ -3,11 +3,10 @@
  * the result), on a throwaway server (or AGENTSTORE_PG_URL). Not in CI. From packages/postgres:
  *   pnpm run long-load                    # 100,000 messages; LONG_MESSAGES=… to change
  */
-import { machineInfo } from '@agentstore/bench';
+import { machineInfo, measureLongLoad } from '@agentstore/bench';
 import { launchPostgres } from '@agentstore/servers';
 import pg from 'pg';
 import { postgresStore } from '../src/index.ts';
-import { measureLongLoad } from './measure-long-load.ts';
 
 const server = await launchPostgres();
 const pool = new pg.Pool({ connectionString: server.info.url, max: 2 });

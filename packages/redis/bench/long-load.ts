@@ -3,10 +3,9 @@
  * the result), on a throwaway server (or AGENTSTORE_REDIS_URL). Not in CI. From packages/redis:
  *   pnpm run long-load                    # 100,000 messages; LONG_MESSAGES=… to change
  */
-import { machineInfo } from '@agentstore/bench';
+import { machineInfo, measureLongLoad } from '@agentstore/bench';
 import { launchRedis } from '@agentstore/servers';
 import { redisStore } from '../src/index.ts';
-import { measureLongLoad } from './measure-long-load.ts';
 
 const server = await launchRedis();
 const store = redisStore({ url: server.info.url }, { checkDurability: false });

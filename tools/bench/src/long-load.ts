@@ -1,5 +1,5 @@
-import { describeMachine, type MachineInfo } from '@agentstore/bench';
 import type { AgentStore, LoadResult, NewMessage } from '@agentstore/core';
+import { describeMachine, type MachineInfo } from './machine.ts';
 
 const MESSAGES = Number(process.env.LONG_MESSAGES ?? 100_000);
 const SAMPLES = Number(process.env.LONG_SAMPLES ?? 5);
