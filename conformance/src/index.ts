@@ -1,5 +1,5 @@
 /**
- * The conformance kit: contract specs, crash matrix, perf gates.
+ * The conformance kit: contract specs, crash matrix, perf gates (counts; time ratios live in @agentstore/bench).
  * @module @agentstore/conformance
  */
 
@@ -31,15 +31,6 @@ export {
   type ShiftingAppend,
   shiftingAppends,
 } from './hostile-values.ts';
-export {
-  DEFAULT_MAX_FLOOR_RATIO,
-  measureAppendRatio,
-  measureLoopRatio,
-  measureStepOverhead,
-  type PerfSampling,
-  type RatioMeasurement,
-  type StepOverheadMeasurement,
-} from './perf/ratios.ts';
 export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
 export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
 export {

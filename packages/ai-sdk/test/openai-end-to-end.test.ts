@@ -163,12 +163,12 @@ describe('@ai-sdk/openai (Responses API) end to end', () => {
         sessionId: 'e2e-mail',
         message: 'Mail ops',
         llm,
-        leaseTtlMs: 50,
+        leaseTtlMs: 300,
       }),
     ).rejects.toSatisfy(isSimulatedCrash);
     expect(sent).toBe(1);
 
-    const resumed = await resume(agent, { store, sessionId: 'e2e-mail', llm, leaseTtlMs: 50 });
+    const resumed = await resume(agent, { store, sessionId: 'e2e-mail', llm, leaseTtlMs: 300 });
     expect(resumed.status).toBe('complete');
     expect(resumed.response).toBe('I could not confirm the mail.');
     expect(sent).toBe(1);

@@ -207,6 +207,28 @@ export class InvalidArgumentError extends AgentStoreError {
   }
 }
 
+/**
+ * The model adapter's reply breaks the `LlmResponse` contract in a way the loop cannot record as a
+ * tool result (text that is not a string, tool calls that are not an array of objects with a
+ * string name, or a reply too big for one stored message even with every call's input dropped).
+ * Thrown after the user's message of the step is committed, so the session resumes by asking the
+ * model again; the paid reply itself is `reply`, as the adapter returned it.
+ */
+export class InvalidModelReplyError extends AgentStoreError {
+  readonly code = 'INVALID_MODEL_REPLY' as const;
+  /** Where in the reply, e.g. `text` or `toolCalls[1].name`. */
+  readonly field: string;
+  readonly reason: string;
+  /** The reply as the adapter returned it. */
+  readonly reply: unknown;
+  constructor(facts: { field: string; reason: string; reply: unknown }) {
+    super(`The model's reply cannot be stored: ${facts.field} ${facts.reason}; nothing of it was written`);
+    this.field = facts.field;
+    this.reason = facts.reason;
+    this.reply = facts.reply;
+  }
+}
+
 /** Errors that prove an append did not commit; anything else leaves the outcome unknown. */
 export function isDefiniteAppendFailure(error: unknown): boolean {
   return isAgentStoreError(
@@ -373,6 +395,7 @@ export interface AgentStoreErrorsByCode {
   TOOL_DURABILITY: ToolDurabilityError;
   APPEND_OUTCOME_UNKNOWN: AppendOutcomeUnknownError;
   INVALID_ARGUMENT: InvalidArgumentError;
+  INVALID_MODEL_REPLY: InvalidModelReplyError;
   APPROVAL_REQUIRED: ApprovalRequiredError;
   INVALID_APPROVAL: InvalidApprovalError;
   SCHEMA_VALIDATION: SchemaValidationError;
@@ -412,6 +435,7 @@ const KNOWN_CODES: ReadonlySet<string> = new Set<AgentStoreErrorCode>([
   'TOOL_DURABILITY',
   'APPEND_OUTCOME_UNKNOWN',
   'INVALID_ARGUMENT',
+  'INVALID_MODEL_REPLY',
   'APPROVAL_REQUIRED',
   'INVALID_APPROVAL',
   'SCHEMA_VALIDATION',

@@ -34,6 +34,11 @@ export function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 
+/** `text` with every lone surrogate replaced by U+FFFD, as a UTF-8 encoder would store it. */
+export function toWellFormedText(text: string): string {
+  return isWellFormedText(text) ? text : text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
+}
+
 /** `base.a[0]["odd key"]`: the path the error names. */
 function pathOf(frame: Frame, base: string): string {
   const parts: string[] = [];

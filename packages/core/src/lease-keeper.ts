@@ -18,9 +18,12 @@ export interface LeaseKeeper {
   stop(): void;
 }
 
-/** Node and browsers fire a timer with a delay above this at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
+/**
+ * Every timer here waits at most `ttlMs` (the deadline is a send time, never in the future, plus
+ * less than `ttlMs`), and run() only starts a keeper for a TTL checked to be at most
+ * `MAX_LEASE_TTL_MS` (24 h, by `validateTtlMs` in `checkRunOptions`), far below the 2^31 − 1 ms
+ * above which Node and browsers would fire a timer at once: no delay needs clamping.
+ */
 export function keepLeaseAlive(options: {
   store: AgentStore;
   sessionId: string;
@@ -78,7 +81,7 @@ export function keepLeaseAlive(options: {
 
   const armDeadline = () => {
     clearTimeout(deadlineTimer);
-    const wait = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(deadline - now())));
+    const wait = Math.max(0, Math.ceil(deadline - now()));
     deadlineTimer = setTimeout(() => {
       if (stopped) return;
       if (passed()) expire();
@@ -111,7 +114,7 @@ export function keepLeaseAlive(options: {
         else lastError = error; // a passing fault: the next renewal retries while the deadline allows
       },
     );
-    renewTimer = setTimeout(renew, Math.min(MAX_TIMER_MS, renewEvery));
+    renewTimer = setTimeout(renew, renewEvery);
     unref(renewTimer);
   };
 
@@ -121,7 +124,7 @@ export function keepLeaseAlive(options: {
     clearTimeout(deadlineTimer);
   }
 
-  renewTimer = setTimeout(renew, Math.min(MAX_TIMER_MS, renewEvery));
+  renewTimer = setTimeout(renew, renewEvery);
   unref(renewTimer);
   armDeadline();
 

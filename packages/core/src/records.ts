@@ -33,11 +33,12 @@ export interface SessionRecord {
 /**
  * How a tool result came to be, recorded by `run()` on every tool message it writes:
  * - `handler`: the handler ran and returned (or threw) on attempt `attempt` (1 = first
- *   invocation, 2 = re-invoked after a crash; an earlier attempt may have run);
+ *   invocation, 2 = re-invoked after one or more crashes; an earlier attempt may have run);
  * - `reconciled`: an interrupted call's `reconcile` reported the effect happened;
  * - `durability-error`: an interrupted call that could be neither reconciled nor re-invoked;
  * - `rejected`: a human rejected the call; `cancelled`: the run was cancelled before it started;
- * - `invalid-call`: unknown tool or input that failed the tool's schema, so it never ran.
+ * - `invalid-call`: unknown tool, input that failed the tool's schema, or a call the model's reply
+ *   could not store as made (input not plain JSON or too big, tool name not well-formed): it never ran.
  * `attempt` is 0 when no handler ran for this result.
  */
 export interface ResultOrigin {

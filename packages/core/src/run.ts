@@ -1,3 +1,4 @@
+import { abortableSleep } from './abortable-sleep.ts';
 import type { AgentDefinition } from './agent.ts';
 import {
   type ApprovalDecision,
@@ -15,6 +16,7 @@ import {
 } from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
+import { type ModelStep, modelStep } from './model-step.ts';
 import { type ModelView, modelView } from './model-view.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from './records.ts';
 import { checkRunOptions } from './run-options.ts';
@@ -117,22 +119,26 @@ const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdAt'>): N
  * Write #1: the user's message, the assistant's calls and the approval requests, in one append
  * when the limits allow. Split, the requests go before the assistant message: a crash between
  * appends then leaves either requests for calls nobody made (inert) or calls whose approval is
- * already recorded, never a call needing approval without its request.
+ * already recorded, never a call needing approval without its request. The results of calls that
+ * cannot run go with the assistant message, so such a call is never open. Not `planAppends` over
+ * the messages in order: that would store the assistant message before its requests when split;
+ * and ordered requests-first, it would change the stored order of the common, unsplit write.
  */
 function firstWrite(
   pending: NewMessage[],
-  assistant: NewMessage,
+  step: ModelStep,
   requests: NewMessage[],
   limits: StoreLimits,
 ): NewMessage[][] {
-  const all = [...pending, assistant, ...requests];
+  const { assistant, inputErrors } = step;
+  const all = [...pending, assistant, ...requests, ...inputErrors];
   if (fitsOneAppend(all, limits)) return [all];
   return [
     ...planAppends(
       [...pending, ...requests].map((m) => [m]),
       limits,
     ),
-    [assistant],
+    [assistant, ...inputErrors],
   ];
 }
 
@@ -151,6 +157,18 @@ function withConcurrentError(primary: unknown, concurrent: unknown): unknown {
     Object.assign(primary, { concurrentError: concurrent });
   }
   return primary;
+}
+
+/**
+ * Waits for `write` to land, then throws `error` — or, when the write failed, the write's error
+ * (the graver fact: what is stored is not what the run believes) with `error` attached.
+ */
+async function throwOnceLanded(write: Promise<void>, error: unknown): Promise<never> {
+  const writeError = await write.then(
+    () => null,
+    (failure: unknown) => failure,
+  );
+  throw writeError === null ? error : withConcurrentError(writeError, error);
 }
 
 /**
@@ -203,12 +221,13 @@ async function settleAndCommit(
     }),
   );
   const written = Promise.allSettled(commits).then((outcomes) => {
-    const committed = new Map<number, MessageRecord>();
+    // Already in seq order, each record once: `commits` is in commitSoon order (the last result
+    // is pushed last and only then handed to commitSoon), resultCommitter appends its FIFO queue
+    // in order through one sequential ledger, whose seqs only grow, and each commit resolves
+    // with its own message's record. Skipping the failed ones keeps that order.
     for (const outcome of outcomes) {
-      if (outcome.status === 'fulfilled')
-        for (const record of outcome.value) committed.set(record.seq, record);
+      if (outcome.status === 'fulfilled') conversation.messages.push(...outcome.value);
     }
-    conversation.messages.push(...[...committed.values()].sort((a, b) => a.seq - b.seq));
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
   });
@@ -216,12 +235,8 @@ async function settleAndCommit(
   const handlerFailed = handlers.find((outcome) => outcome.status === 'rejected');
   if (handlerFailed) {
     release();
-    // Nothing returns before what settled is committed; a failed write is the graver fact.
-    const writeError = await written.then(
-      () => null,
-      (error: unknown) => error,
-    );
-    throw writeError === null ? handlerFailed.reason : withConcurrentError(writeError, handlerFailed.reason);
+    // Nothing returns before what settled is committed.
+    return throwOnceLanded(written, handlerFailed.reason);
   }
   return {
     land() {
@@ -311,7 +326,8 @@ async function loop(
     } catch (error) {
       sent = Promise.reject(error);
     }
-    const writeOutcome = write.land().then(
+    const landing = write.land();
+    const writeOutcome = landing.then(
       () => ({ failed: false as const }),
       (error: unknown) => {
         writeFailed.abort(error);
@@ -327,13 +343,10 @@ async function loop(
     // The write failed before the model answered: the request is aborted, its answer moot.
     if (writeFirst && written.failed) throw written.error;
     const settled = await answer;
-    if (written.failed) {
-      // The model's error is usually just our abort; anything else is attached, not dropped.
-      throw settled.failed && settled.error !== written.error
-        ? withConcurrentError(written.error, settled.error)
-        : written.error;
-    }
-    if (settled.failed) throw settled.error;
+    // The model's error is usually just our abort (then the same error); anything else is
+    // attached to the write's, not dropped.
+    if (settled.failed) return throwOnceLanded(landing, settled.error);
+    if (written.failed) throw written.error;
     return settled.response;
   };
 
@@ -361,24 +374,33 @@ async function loop(
       signal.throwIfAborted();
       const first = pendingUser ? [pendingUser] : [];
       const response = await callModel(first);
-      usage.inputTokens += tokenCount(response.usage?.inputTokens);
-      usage.outputTokens += tokenCount(response.usage?.outputTokens);
-      const assistantId = scope.newId();
-      const calls = ids.assign(response.toolCalls, assistantId);
-      const assistant = newMessage(assistantId, {
-        role: 'assistant',
-        content: response.text,
-        ...(calls.length ? { toolCalls: calls } : {}),
-      });
+      // Counted before the reply is checked: a reply that cannot be stored was still paid for.
+      const paid = (response as Partial<LlmResponse> | null)?.usage;
+      usage.inputTokens += tokenCount(paid?.inputTokens);
+      usage.outputTokens += tokenCount(paid?.outputTokens);
+      let step: ModelStep;
+      try {
+        step = modelStep(response, {
+          scope,
+          ids,
+          limits: conversation.ledger.limits,
+          assistantId: scope.newId(),
+        });
+      } catch (error) {
+        // Keep the user's message: the session then resumes by asking the model again.
+        if (first.length) await commitNow(conversation, [first]);
+        throw error;
+      }
+      const { assistant, calls } = step;
       pendingUser = null;
-      if (calls.length === 0) {
-        await landed();
+      // callModel has landed write #2 of the previous step: nothing is in flight from here on.
+      if (!assistant.toolCalls) {
         const appends = planAppends(
           [...first, assistant].map((m) => [m]),
           conversation.ledger.limits,
         );
         await commitNow(conversation, appends, { releaseLease: true });
-        return result('complete', response.text);
+        return result('complete', assistant.content);
       }
       const waiting: ToolCall[] = [];
       for (const call of calls) if (await needsApproval(scope, call)) waiting.push(call);
@@ -389,13 +411,12 @@ async function loop(
         });
       }
       const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
-      await landed(); // write #2 of the previous step, before write #1 of this one
-      await commitNow(conversation, firstWrite(first, assistant, requests, conversation.ledger.limits)); // write #1
+      await commitNow(conversation, firstWrite(first, step, requests, conversation.ledger.limits)); // write #1
       const runNow = calls.filter((call) => !waiting.includes(call));
       if (runNow.length) pending = await settleAndCommit(conversation, runNow, false); // write #2, in flight
       if (waiting.length) {
         await landed();
-        return result('awaiting-approval', response.text, waiting);
+        return result('awaiting-approval', assistant.content, waiting);
       }
     }
     await landed();
@@ -404,26 +425,8 @@ async function loop(
     const write = pending;
     pending = null;
     if (!write) throw error;
-    const writeError = await write.land().then(
-      () => null,
-      (failure: unknown) => failure,
-    );
-    throw writeError === null ? error : withConcurrentError(writeError, error);
+    return throwOnceLanded(write.land(), error);
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** A busy session is polled from this interval, doubling up to the cap, each with ±25% jitter. */
@@ -471,7 +474,11 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
  * lost its lease, or whose caller gave up, pending forever. `work` is left to finish on its own.
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The caller gets the abort reason; what `work` ends with is moot, not an unhandled rejection.
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -627,6 +634,8 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       headSeq: loaded?.session.headSeq ?? 0,
       init,
       state: totalUsage,
+      assertHeld: keeper.assertHeld,
+      leaseLost: leaseLost.signal,
     });
     const ledger: MessageLedger = {
       get headSeq() {
@@ -635,6 +644,8 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       limits: base.limits,
       async commit(batch, commitOptions) {
         // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
+        // Checked here too, so a commit after the deadline never starts (the ledger checks again
+        // before every attempt; untilAborted bounds an attempt that never answers).
         keeper.assertHeld();
         const records = await untilAborted(base.commit(batch, commitOptions), leaseLost.signal);
         if (commitOptions?.releaseLease) released = true;

@@ -1,3 +1,4 @@
+import { abortableSleep } from './abortable-sleep.ts';
 import {
   AppendOutcomeUnknownError,
   isAgentStoreError,
@@ -115,16 +116,24 @@ export interface DurableLedgerOptions {
   init: SessionInit;
   /** The session state written with every append. */
   state: () => JsonValue;
+  /**
+   * The lease keeper's check: throws once the holder's local lease deadline has passed. Called
+   * right before every append and every re-read, so nothing is sent after the deadline.
+   */
+  assertHeld: () => void;
+  /** Aborts when the lease is lost: it cuts short any wait between retries at once. */
+  leaseLost: AbortSignal;
 }
 
 /**
  * Commits through `store.append` with the seq + lease guard. An append that fails without
  * proof of its outcome (timeout, dropped connection) is settled by re-reading the message ids
  * after `expectedSeq`: found means committed, absent means it is safe to try again. Never
- * appends the same messages twice.
+ * appends the same messages twice. A lost lease ends this at once: every attempt checks the
+ * lease first, and every wait between attempts ends when it is lost.
  */
 export function durableLedger(options: DurableLedgerOptions): MessageLedger {
-  const { store, sessionId } = options;
+  const { store, sessionId, assertHeld, leaseLost } = options;
   let headSeq = options.headSeq;
 
   /**
@@ -135,6 +144,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
   async function landed(expectedSeq: number, messages: NewMessage[], cause: unknown): Promise<boolean> {
     let reread: Awaited<ReturnType<AgentStore['load']>>;
     for (let attempt = 0; ; attempt++) {
+      assertHeld();
       try {
         reread = await store.load(sessionId, { afterSeq: expectedSeq });
         break;
@@ -146,7 +156,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
         if (delay === undefined) {
           throw new AppendOutcomeUnknownError({ sessionId, expectedSeq, rereadError: error }, { cause });
         }
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await abortableSleep(delay, leaseLost);
       }
     }
     if (!reread || reread.session.headSeq === expectedSeq) return false;
@@ -171,6 +181,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
       };
       let outcomeUnknown = false;
       for (let retries = 0; ; retries++) {
+        assertHeld();
         try {
           const result = await store.append(sessionId, input);
           headSeq = result.headSeq;
@@ -187,7 +198,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
           }
           // Proven not to have landed: the failure itself is the answer once retries run out.
           if (retries >= MAX_UNKNOWN_OUTCOME_RETRIES) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 25 * (retries + 1)));
+          await abortableSleep(25 * (retries + 1), leaseLost);
         }
       }
     },

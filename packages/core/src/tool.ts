@@ -12,7 +12,11 @@ export interface ToolContext {
    * Pass it to Stripe-style APIs so the downstream service dedupes.
    */
   idempotencyKey: string;
-  /** 1 on the first invocation; 2 when re-invoked after a crash (an earlier attempt may have run). */
+  /**
+   * 1 on the first invocation; 2 on any re-invocation after a crash, however many runs were
+   * interrupted before: it says an earlier attempt may have run, not how many did (nothing is
+   * written when a handler starts, so no count exists). Use `idempotencyKey` to make repeats safe.
+   */
   attempt: number;
   signal: AbortSignal;
   ownerId: string | null;

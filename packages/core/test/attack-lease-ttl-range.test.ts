@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AgentStore, defineAgent, isAgentStoreError, run } from '../src/index.ts';
+import { type AgentStore, defineAgent, isAgentStoreError, MAX_LEASE_TTL_MS, run } from '../src/index.ts';
 import { durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 
 /*
@@ -13,7 +13,9 @@ import { durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 const agent = defineAgent({ name: 'attack', instructions: 'x', tools: {} });
 
 describe('attack: leaseTtlMs beyond what a timer or a Date can hold', () => {
-  for (const ttl of [3 * 2_147_483_647 + 3, Number.MAX_SAFE_INTEGER]) {
+  // 2^31 ms is the first delay a timer cannot hold: the lease keeper does not clamp its timers,
+  // so no TTL it could be given may reach it.
+  for (const ttl of [MAX_LEASE_TTL_MS + 1, 2 ** 31, 3 * 2_147_483_647 + 3, Number.MAX_SAFE_INTEGER]) {
     it(`leaseTtlMs ${ttl}: INVALID_ARGUMENT before any store or model call`, async () => {
       const inner = durableMemoryStore();
       let storeCalls = 0;

@@ -22,7 +22,9 @@ import {
 } from '../src/testing/index.ts';
 import { resumeUntilComplete, sideEffectLedger, triageAgent } from './fixtures.ts';
 
-const TTL = 60;
+// Long enough that a stalled event loop on a loaded CI machine cannot lose a live lease; short
+// enough that a resume waiting out a crashed holder's lease stays quick.
+const TTL = 300;
 
 describe('crash and resume (the @vertz/agents acceptance scenarios)', () => {
   it('runs a side-effecting tool exactly once across crash + resume, and the model sees the durability error', async () => {
@@ -80,6 +82,37 @@ describe('crash and resume (the @vertz/agents acceptance scenarios)', () => {
     expect(result.role).toBe('tool');
     expect(result.kind).toBeUndefined();
     expect(JSON.parse(result.content)).toEqual({ customer: 'acme', plan: 'pro' });
+  });
+
+  it('ctx.attempt is 2 on every re-invocation, however many runs were interrupted before (no count is kept)', async () => {
+    const store = durableMemoryStore();
+    const ledger = sideEffectLedger();
+    const agent = triageAgent(ledger);
+    const llm = scriptedLlm([
+      { toolCalls: [{ id: 'look-1', name: 'lookup', input: { customer: 'acme' } }] },
+      { text: 'Acme is on pro.' },
+    ]);
+    const options = { sessionId: 's2-twice', llm, leaseTtlMs: TTL };
+    await expect(
+      run(agent, { ...options, store: crashAfterToolResults(store), message: 'who?' }),
+    ).rejects.toSatisfy(isSimulatedCrash);
+    // The first resume dies too, before its result (its first append) lands; it waits out the
+    // crashed run's short lease first.
+    const crashedResume = async (): Promise<unknown> => {
+      try {
+        return await run(agent, { ...options, store: crashAfterToolResults(store, 1) });
+      } catch (error) {
+        if (!(error instanceof SessionBusyError)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, error.retryAfterMs + 5));
+        return crashedResume();
+      }
+    };
+    await expect(crashedResume()).rejects.toSatisfy(isSimulatedCrash);
+    const resumed = await resumeUntilComplete(agent, { ...options, store });
+    expect(resumed.response).toBe('Acme is on pro.');
+    expect(ledger.calls.map((c) => c.attempt)).toEqual([1, 2, 2]);
+    const result = (await store.load('s2-twice'))!.messages.find((m) => m.toolCallId === 'look-1')!;
+    expect(result.origin).toEqual({ via: 'handler', attempt: 2 });
   });
 
   it('settles an orphan through reconcile without re-running the handler; the idempotency key is stable', async () => {
@@ -269,17 +302,17 @@ describe('single writer', () => {
           input: z.object({}),
           safeToRetry: true,
           handler: async () => {
-            await new Promise((resolve) => setTimeout(resolve, 200));
+            await new Promise((resolve) => setTimeout(resolve, 1_500));
             return 'ok';
           },
         }),
       },
     });
     const llm = scriptedLlm([{ toolCalls: [{ name: 'slow', input: {} }] }, { text: 'done' }]);
-    const running = run(agent, { store, sessionId: 'renew', message: 'go', llm, leaseTtlMs: 60 });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const running = run(agent, { store, sessionId: 'renew', message: 'go', llm, leaseTtlMs: TTL });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     // Long past the first TTL, the lease is still held, so a second worker is refused.
-    await expect(run(agent, { store, sessionId: 'renew', llm, leaseTtlMs: 60 })).rejects.toBeInstanceOf(
+    await expect(run(agent, { store, sessionId: 'renew', llm, leaseTtlMs: TTL })).rejects.toBeInstanceOf(
       SessionBusyError,
     );
     expect((await running).status).toBe('complete');

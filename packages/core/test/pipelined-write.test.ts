@@ -98,7 +98,7 @@ async function heldRun(
 }
 
 const resumeOn = (store: AgentStore, agent = stepAgent()) =>
-  resumeUntilComplete(agent, { store, sessionId: 's', llm: loggedLlm(twoSteps, []).llm, leaseTtlMs: 50 });
+  resumeUntilComplete(agent, { store, sessionId: 's', llm: loggedLlm(twoSteps, []).llm, leaseTtlMs: 300 });
 
 const conflict = () => new SeqConflictError({ sessionId: 's', expectedSeq: 2, actualSeq: 3 });
 
@@ -239,7 +239,7 @@ describe('crashes around the overlap', () => {
       if (call === 2) throw new SimulatedCrashError('during model call 2');
     });
     await expect(
-      run(agent, { store: gated.store, sessionId: 's', message: 'go', llm, leaseTtlMs: 50 }),
+      run(agent, { store: gated.store, sessionId: 's', message: 'go', llm, leaseTtlMs: 300 }),
     ).rejects.toSatisfy(isSimulatedCrash);
     expect(gated.log).toContain('append 2 landed');
     const resumed = await resumeOn(inner, agent);
@@ -258,7 +258,7 @@ describe('crashes around the overlap', () => {
       const log: string[] = [];
       const { llm, signals } = loggedLlm(twoSteps, log);
       await expect(
-        run(agent, { store: faulty, sessionId: 's', message: 'go', llm, leaseTtlMs: 50 }),
+        run(agent, { store: faulty, sessionId: 's', message: 'go', llm, leaseTtlMs: 300 }),
       ).rejects.toSatisfy(isSimulatedCrash);
       expect(log).toContain('model 2 sent');
       expect(signals[1]!.aborted).toBe(true);

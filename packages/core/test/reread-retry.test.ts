@@ -1,9 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CorruptRecordError, isAgentStoreError } from '../src/errors.ts';
+import { CorruptRecordError, isAgentStoreError, LeaseLostError } from '../src/errors.ts';
+import { keepLeaseAlive } from '../src/lease-keeper.ts';
+import { leaseSafetyMarginMs } from '../src/lease-rules.ts';
 import type { NewMessage } from '../src/records.ts';
 import { durableLedger, REREAD_RETRY_DELAYS_MS } from '../src/session-writer.ts';
 import type { AgentStore } from '../src/store.ts';
-import { durableMemoryStore, SimulatedAckLostError } from '../src/testing/index.ts';
+import {
+  durableMemoryStore,
+  renewFaults,
+  SimulatedAckLostError,
+  SimulatedNetworkError,
+} from '../src/testing/index.ts';
 
 const init = { agentName: 'a', ownerId: null, tenantId: null, state: null };
 const message: NewMessage = { id: 'm1', role: 'user', content: 'hi', createdAt: new Date(0).toISOString() };
@@ -35,6 +42,8 @@ async function ackLostThenFailingReads(failingLoads: number, loadError = () => n
     headSeq: 0,
     init,
     state: () => null,
+    assertHeld: () => {},
+    leaseLost: new AbortController().signal,
   });
   return { inner, ledger, loads: () => loads };
 }
@@ -81,4 +90,97 @@ it('does not wait on an error that declares itself not retryable (a dead process
   const error = await ledger.commit([message]).catch((e: unknown) => e);
   expect(isAgentStoreError(error, 'APPEND_OUTCOME_UNKNOWN')).toBe(true);
   expect(loads()).toBe(1);
+});
+
+describe('a lost lease ends the settling of an unknown append outcome at once', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("stops re-reading at the holder's local deadline and sends nothing after it", async () => {
+    vi.useFakeTimers();
+    const ttlMs = 1_000;
+    const inner = durableMemoryStore();
+    const sentAt = Date.now();
+    const { epoch } = await inner.acquireLease('s', { holder: 'h', ttlMs, init });
+    // Renewals never answer (a partition), so the local deadline is sentAt + ttl − margin.
+    const partitioned = renewFaults(inner, 'hang');
+    const sent: { op: string; at: number }[] = [];
+    const store: AgentStore = {
+      ...partitioned,
+      async append(id, input) {
+        sent.push({ op: 'append', at: Date.now() });
+        await inner.append(id, input);
+        throw new SimulatedAckLostError('after append');
+      },
+      async load() {
+        sent.push({ op: 'load', at: Date.now() });
+        throw new Error('CLUSTERDOWN');
+      },
+    };
+    const lost = new AbortController();
+    const keeper = keepLeaseAlive({
+      store,
+      sessionId: 's',
+      lease: { holder: 'h', epoch },
+      ttlMs,
+      sentAt,
+      now: () => Date.now(),
+      onLost: (error) => lost.abort(error),
+    });
+    const ledger = durableLedger({
+      store,
+      sessionId: 's',
+      lease: { holder: 'h', epoch },
+      headSeq: 0,
+      init,
+      state: () => null,
+      assertHeld: keeper.assertHeld,
+      leaseLost: lost.signal,
+    });
+    const deadline = sentAt + ttlMs - leaseSafetyMarginMs(ttlMs);
+    let settledAt = 0;
+    const committed = ledger.commit([message]).catch((error: unknown) => {
+      settledAt = Date.now();
+      return error;
+    });
+    await vi.runAllTimersAsync();
+    const error = await committed;
+    keeper.stop();
+    expect(error).toBeInstanceOf(LeaseLostError);
+    expect(settledAt).toBe(deadline); // not ~21 s of re-reads later
+    expect(sent.length).toBeGreaterThan(1); // it did re-read while the lease held
+    expect(sent.every((call) => call.at < deadline)).toBe(true);
+  });
+
+  it('does not retry an append proven not landed once the lease is lost', async () => {
+    const inner = durableMemoryStore();
+    const { epoch } = await inner.acquireLease('s', { holder: 'h', ttlMs: 60_000, init });
+    const lost = new AbortController();
+    let appends = 0;
+    const store: AgentStore = {
+      ...inner,
+      async append() {
+        appends += 1;
+        throw new SimulatedNetworkError('append'); // never reached the store
+      },
+      async load(id, options) {
+        // The local deadline passes while the outcome is being settled; the store's lease lives on.
+        lost.abort(new LeaseLostError({ sessionId: 's', holder: 'h', epoch }));
+        return inner.load(id, options);
+      },
+    };
+    const ledger = durableLedger({
+      store,
+      sessionId: 's',
+      lease: { holder: 'h', epoch },
+      headSeq: 0,
+      init,
+      state: () => null,
+      assertHeld: () => lost.signal.throwIfAborted(),
+      leaseLost: lost.signal,
+    });
+    const error = await ledger.commit([message]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LeaseLostError);
+    expect(appends).toBe(1);
+    expect((await inner.load('s'))!.messages).toEqual([]);
+  });
 });

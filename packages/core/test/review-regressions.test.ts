@@ -56,9 +56,9 @@ describe('tool call ids and idempotency keys', () => {
     const llm = scriptedLlm([again, again, { text: 'done' }]);
     const crashing = faultyStore(store, { op: 'append', call: 4, when: 'before', effect: 'crash' });
     await expect(
-      run(agent, { store: crashing, sessionId: 'dup', message: 'go', llm, leaseTtlMs: 50 }),
+      run(agent, { store: crashing, sessionId: 'dup', message: 'go', llm, leaseTtlMs: 300 }),
     ).rejects.toSatisfy(isSimulatedCrash);
-    const result = await resumeUntilComplete(agent, { store, sessionId: 'dup', llm, leaseTtlMs: 50 });
+    const result = await resumeUntilComplete(agent, { store, sessionId: 'dup', llm, leaseTtlMs: 300 });
     expect(result.status).toBe('complete');
     const calls = result.messages.flatMap((m) => m.toolCalls ?? []);
     expect(new Set(calls.map((c) => c.id)).size).toBe(2);
@@ -193,15 +193,16 @@ describe('approvals retried after a crash', () => {
         sessionId: 'a',
         llm: llm(),
         approvals: { r: { approve: true } },
-        leaseTtlMs: 50,
+        leaseTtlMs: 300,
       }),
     ).rejects.toSatisfy(isSimulatedCrash);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // The crashed holder's lease is waited out, not slept past.
     const retried = await run(agent, {
       store,
       sessionId: 'a',
       llm: llm(),
       approvals: { r: { approve: true } },
+      leaseWaitMs: 5_000,
     });
     expect(retried.status).toBe('complete');
     expect(refunds).toEqual(['r']);
@@ -268,7 +269,7 @@ describe('leases and release', () => {
       store: hanging,
       sessionId: 'hang',
       message: 'go',
-      leaseTtlMs: 60,
+      leaseTtlMs: 300,
       llm: scriptedLlm([{ toolCalls: [{ name: 'wait', input: {} }] }, { text: 'done' }]),
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaseLostError);
@@ -322,7 +323,7 @@ describe('resuming after a deploy', () => {
         sessionId: 'd',
         message: 'go',
         llm,
-        leaseTtlMs: 40,
+        leaseTtlMs: 300,
       }),
     ).rejects.toSatisfy(isSimulatedCrash);
     const v2 = defineAgent({
@@ -331,7 +332,7 @@ describe('resuming after a deploy', () => {
         sendMail: tool({ ...v1.tools.sendMail!, input: z.object({ to: z.email() }), safeToRetry: true }),
       },
     });
-    const result = await resumeUntilComplete(v2, { store, sessionId: 'd', llm, leaseTtlMs: 40 });
+    const result = await resumeUntilComplete(v2, { store, sessionId: 'd', llm, leaseTtlMs: 300 });
     expect(result.messages.find((m) => m.toolCallId === 'm')?.kind).toBe('tool-durability-error');
     expect(sent).toEqual(['a']);
   });

@@ -22,9 +22,9 @@ it('renders a session with a durability error as a readable timeline', async () 
     message: 'Checkout is down',
     llm,
     ownerId: 'u1',
-    leaseTtlMs: 40,
+    leaseTtlMs: 300,
   }).catch(() => undefined);
-  await resumeUntilComplete(agent, { store, sessionId: 'inc-7', llm, ownerId: 'u1', leaseTtlMs: 40 });
+  await resumeUntilComplete(agent, { store, sessionId: 'inc-7', llm, ownerId: 'u1', leaseTtlMs: 300 });
   const text = renderTimeline((await store.load('inc-7'))!);
   const lines = text.trimEnd().split('\n');
   expect(lines[0]).toBe('session "inc-7"  agent triage  owner u1  tenant -');

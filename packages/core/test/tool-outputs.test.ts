@@ -101,7 +101,7 @@ describe('tool and reconcile outputs go through the boundary', () => {
       sessionId: 'rec',
       message: 'go',
       llm,
-      leaseTtlMs: 50,
+      leaseTtlMs: 300,
     }).catch((e: unknown) => e);
     expect(isSimulatedCrash(crashed)).toBe(true);
     ran.length = 0;

@@ -12,7 +12,6 @@ import {
   decodeSqliteMessage,
   decodeSqliteSession,
   encodeRetentionCursor,
-  expiryIso,
   mapStoreErrors,
   ownerMatches,
   retryAfterMs,

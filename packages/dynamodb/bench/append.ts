@@ -4,12 +4,7 @@
 // all alike. DynamoDB Local costs ~1 ms per call here; real DynamoDB is a network service with
 // different (higher, steadier) latencies, so read the ratio, not the absolute figures.
 // Run: pnpm --filter @agentstore/dynamodb bench   (in-memory and file-backed; ~1 min)
-import {
-  compareVariants,
-  formatVariants,
-  machineLine,
-  storeAndFloorVariants,
-} from '@agentstore/conformance/bench';
+import { compareVariants, formatVariants, machineLine, storeAndFloorVariants } from '@agentstore/bench';
 import type { NewMessage } from '@agentstore/core';
 import { launchDynamoDb } from '@agentstore/servers';
 import { DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';

@@ -11,7 +11,7 @@ import {
   seedScaleSessions,
   sweepIdleSessions,
   timeOperation,
-} from '@agentstore/conformance/bench';
+} from '@agentstore/bench';
 import type { NewMessage } from '@agentstore/core';
 import { launchDynamoDb } from '@agentstore/servers';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -6,12 +6,7 @@
  *   SCALE_SESSIONS=1000 pnpm run scale     # smaller full size; the reduced run is always 1/100th
  * Prints a markdown table: median (p10–p90) ms over SCALE_SAMPLES calls, and the plan of each read.
  */
-import {
-  machineInfo,
-  printScaleReport,
-  sweepIdleSessions,
-  timeOperation,
-} from '@agentstore/conformance/bench';
+import { machineInfo, printScaleReport, sweepIdleSessions, timeOperation } from '@agentstore/bench';
 import { launchPostgres } from '@agentstore/servers';
 import pg from 'pg';
 import { postgresStore } from '../src/index.ts';

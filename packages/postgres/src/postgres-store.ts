@@ -15,7 +15,6 @@ import {
   canAcquireLease,
   decodeRetentionCursor,
   encodeRetentionCursor,
-  expiryIso,
   mapStoreErrors,
   ownerMatches,
   retryAfterMs,

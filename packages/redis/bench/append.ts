@@ -2,12 +2,7 @@
 // WATCH/MULTI/EXEC alternative to the Lua script. 3 × 300-byte messages per append, each
 // variant on its own sessions, variants interleaved round-robin so noise hits all alike.
 // Run: pnpm --filter @agentstore/redis bench   (AOF always and AOF off; ~1 min)
-import {
-  compareVariants,
-  formatVariants,
-  machineLine,
-  storeAndFloorVariants,
-} from '@agentstore/conformance/bench';
+import { compareVariants, formatVariants, machineLine, storeAndFloorVariants } from '@agentstore/bench';
 import type { NewMessage } from '@agentstore/core';
 import { launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';

@@ -118,15 +118,13 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
 
     const appendTx = db.transaction(({ guard, inserts, init, initialState }: AppendArgs) => {
       const { sessionId, expectedSeq, holder, epoch } = guard;
-      // Only a lease-less append asks whether a lease is live, by the database's clock.
-      const nowMs = holder === null ? dbNowMs() : 0;
-      const { changes } =
-        holder === null
-          ? s.appendWithoutLease.run({ ...guard, now: new Date(nowMs).toISOString() })
-          : s.appendWithLease.run(guard);
+      // A lease-less append asks whether a lease is live by the database's clock, inside its UPDATE.
+      const { changes } = holder === null ? s.appendWithoutLease.run(guard) : s.appendWithLease.run(guard);
       if (changes === 0) {
-        // The guard failed or the session is new: only now is the row worth reading.
+        // The guard failed or the session is new: only now is the row (and the clock) worth reading.
         const row = s.appendGuardFacts.get(sessionId);
+        // No row: no lease, live or not, whatever the time.
+        const nowMs = row?.now_ms ?? 0;
         // The lease first: a fenced writer learns it lost the lease even once its successor appended.
         const stored = row
           ? leaseFromColumns(sessionId, row.lease_holder, row.lease_epoch, row.lease_expires_at)
@@ -329,11 +327,10 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
       validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const p = ready();
-      const expiresAt = expiryIso(p.s.clock.get()!.now, ttlMs);
-      if (p.s.renewLease.run({ sessionId, holder, epoch, expiresAt }).changes === 0) {
-        throw new LeaseLostError({ sessionId, holder, epoch });
-      }
-      return { expiresAt };
+      // The expiry is the database's clock + TTL, computed and returned by the UPDATE itself.
+      const renewed = p.s.renewLease.get({ sessionId, holder, epoch, ttlMs });
+      if (renewed === undefined) throw new LeaseLostError({ sessionId, holder, epoch });
+      return { expiresAt: renewed.expiresAt };
     },
 
     async releaseLease(sessionId, { holder, epoch }) {

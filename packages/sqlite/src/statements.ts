@@ -5,6 +5,7 @@ import {
   type SqliteTableNames,
   sqliteLeaseFree,
   sqliteLeaseHeld,
+  sqliteNowIso,
   sqliteSelectMessagesSql,
   sqliteSelectSessionSql,
 } from '@agentstore/core/store';
@@ -15,6 +16,7 @@ export interface AppendParams {
   sessionId: string;
   expectedSeq: number;
   newHead: number;
+  /** The session's new `updated_at` on a leased append (a lease-less one stamps the database's clock). */
   now: string;
   /** The new state as JSON, or null to keep the stored one. */
   state: string | null;
@@ -38,22 +40,33 @@ export interface InsertSessionParams {
 /** Every statement the store runs, prepared once per store. */
 export interface Statements {
   appendWithLease: Statement<[AppendParams]>;
+  /** Judges the lease free by the database's clock, read inside the statement itself. */
   appendWithoutLease: Statement<[AppendParams]>;
-  /** Read only on the failure path, to tell a lost lease from a seq conflict. */
+  /**
+   * Read only on the failure path, to tell a lost lease from a seq conflict; `now_ms` is the
+   * database's clock, read with the row.
+   */
   appendGuardFacts: Statement<
     [string],
-    Pick<SqliteSessionRow, 'head_seq' | 'lease_holder' | 'lease_epoch' | 'lease_expires_at'>
+    Pick<SqliteSessionRow, 'head_seq' | 'lease_holder' | 'lease_epoch' | 'lease_expires_at'> & {
+      now_ms: number;
+    }
   >;
   /**
    * The database's clock (the OS clock SQLite reads, not JavaScript's `Date`), in ms since the
-   * epoch: leases are granted and judged by it, like the server clock of the other stores.
+   * epoch: leases are granted and judged by it, like the server clock of the other stores. The
+   * statements that only compare or stamp it (append, renew) read it inline instead.
    */
   clock: Statement<[], { now: number }>;
   insertSession: Statement<[InsertSessionParams]>;
   selectSession: Statement<[{ sessionId: string }], SqliteSessionRow>;
   selectMessages: Statement<[{ sessionId: string; afterSeq: number }], SqliteMessageRow>;
   grantLease: Statement<[{ sessionId: string; holder: string; epoch: number; expiresAt: string }]>;
-  renewLease: Statement<[{ sessionId: string; holder: string; epoch: number; expiresAt: string }]>;
+  /** Sets the expiry to the database's clock + `ttlMs` and returns it; no row: the lease is lost. */
+  renewLease: Statement<
+    [{ sessionId: string; holder: string; epoch: number; ttlMs: number }],
+    { expiresAt: string }
+  >;
   releaseLease: Statement<[{ sessionId: string; holder: string; epoch: number }]>;
   deleteMessages: Statement<[string]>;
   deleteSession: Statement<[string]>;
@@ -68,19 +81,25 @@ export interface Statements {
 const named = <Name extends string>(...names: Name[]) =>
   Object.fromEntries(names.map((n) => [n, `@${n}`])) as Record<Name, string>;
 
+const CLOCK_MS = `CAST(round(unixepoch('now', 'subsec') * 1000) AS INTEGER)`;
+
 export function prepareStatements(db: Database, t: SqliteTableNames): Statements {
-  const appendSet = `UPDATE ${t.sessions} SET head_seq = @newHead, updated_at = @now,
+  const appendSet = (
+    updatedAt: string,
+  ) => `UPDATE ${t.sessions} SET head_seq = @newHead, updated_at = ${updatedAt},
       state = coalesce(@state, state),
       lease_holder = iif(@release, NULL, lease_holder), lease_expires_at = iif(@release, NULL, lease_expires_at)
     WHERE id = @sessionId AND head_seq = @expectedSeq`;
   const sessionId = named('sessionId');
+  // SQLite reads 'now' once per statement, so the guard and the stamp see the same instant.
+  const dbNow = sqliteNowIso();
   return {
-    appendWithLease: db.prepare(`${appendSet} AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`),
-    appendWithoutLease: db.prepare(`${appendSet} AND ${sqliteLeaseFree(named('now'))}`),
+    appendWithLease: db.prepare(`${appendSet('@now')} AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`),
+    appendWithoutLease: db.prepare(`${appendSet(dbNow)} AND ${sqliteLeaseFree({ now: dbNow })}`),
     appendGuardFacts: db.prepare(
-      `SELECT head_seq, lease_holder, lease_epoch, lease_expires_at FROM ${t.sessions} WHERE id = ?`,
+      `SELECT head_seq, lease_holder, lease_epoch, lease_expires_at, ${CLOCK_MS} AS now_ms FROM ${t.sessions} WHERE id = ?`,
     ),
-    clock: db.prepare(`SELECT CAST(round(unixepoch('now', 'subsec') * 1000) AS INTEGER) AS now`),
+    clock: db.prepare(`SELECT ${CLOCK_MS} AS now`),
     insertSession: db.prepare(
       `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch,
         lease_expires_at, created_at, updated_at)
@@ -93,8 +112,9 @@ export function prepareStatements(db: Database, t: SqliteTableNames): Statements
         WHERE id = @sessionId`,
     ),
     renewLease: db.prepare(
-      `UPDATE ${t.sessions} SET lease_expires_at = @expiresAt
-        WHERE id = @sessionId AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`,
+      `UPDATE ${t.sessions} SET lease_expires_at = ${sqliteNowIso('@ttlMs')}
+        WHERE id = @sessionId AND ${sqliteLeaseHeld(named('holder', 'epoch'))}
+        RETURNING lease_expires_at AS expiresAt`,
     ),
     releaseLease: db.prepare(
       `UPDATE ${t.sessions} SET lease_holder = NULL, lease_expires_at = NULL

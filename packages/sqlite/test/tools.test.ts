@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { isMeasured, runBench } from '@agentstore/conformance/bench';
+import { isMeasured, runBench } from '@agentstore/bench';
 import { runCleanTorture } from '@agentstore/torture';
 import { describe, expect, it } from 'vitest';
 
@@ -28,10 +28,26 @@ describe('@agentstore/sqlite/testing through the tools', () => {
       method: 'driver',
       unit: expect.stringMatching(/SQLite statements/),
     });
-    // One IMMEDIATE transaction (BEGIN, COMMIT) around the guarded UPDATE and one INSERT.
+    // One IMMEDIATE transaction (BEGIN, COMMIT) around the guarded UPDATE and one INSERT — the
+    // store and its floor alike (the floor's INSERT is multi-row too).
     expect(sqlite!.roundTrips.perAppend).toBe(4);
-    expect(sqlite!.roundTrips.floorPerAppend).toBe(6);
-    expect(sqlite!.bytes.source).toBe('raw-reader');
+    expect(sqlite!.roundTrips.floorPerAppend).toBe(4);
+    // The settings the figures came from, read back from the connection, and the file system.
+    expect(sqlite!.backend.settings).toEqual({ journal_mode: 'wal', synchronous: 'FULL' });
+    expect(sqlite!.backend.storage?.fsType).toMatch(/\S/);
     expect(sqlite!.notes.join()).toMatch(/in-process/);
   }, 120_000);
+
+  it('the floor commits as the store does: its connection takes the target’s synchronous level', async () => {
+    const { default: open } = await import('../src/testing/index.ts');
+    const target = await open({ synchronous: 'NORMAL' });
+    try {
+      expect((await target.durabilitySettings!()).settings).toEqual({
+        journal_mode: 'wal',
+        synchronous: 'NORMAL',
+      });
+    } finally {
+      await target.close();
+    }
+  });
 });

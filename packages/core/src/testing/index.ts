@@ -30,6 +30,7 @@ export function durableMemoryStore(options: MemoryStoreOptions = {}): AgentStore
 }
 export type {
   ConformanceTarget,
+  DurabilitySettings,
   OpenTestTarget,
   RawAppendFloor,
   RawMessageRow,

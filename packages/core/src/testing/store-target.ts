@@ -123,6 +123,22 @@ export interface OpenTestTarget extends ConformanceTarget {
   dataDir?: string;
   /** Caveats a report must print beside this target's numbers (e.g. D1 timed through miniflare's proxy). */
   notes?: readonly string[];
+  /**
+   * The backend's durability settings as the backend itself reports them (e.g. SQLite
+   * journal_mode and synchronous read from the store's connection, Postgres fsync and
+   * synchronous_commit from `SHOW`), for reports: a time means little without them. `dataDir`:
+   * where the backend keeps its files, when this machine can see them (the bench records that
+   * directory's file system).
+   */
+  durabilitySettings?(): Promise<DurabilitySettings>;
+}
+
+/** What `OpenTestTarget.durabilitySettings` reports. */
+export interface DurabilitySettings {
+  /** Setting name → value, as the backend names and reports them. */
+  settings: Readonly<Record<string, string>>;
+  /** The backend's data directory on this machine, when known. */
+  dataDir?: string;
 }
 
 /** A store's or floor's round-trip counter, for adapters implementing `OpenTestTarget.roundTrips`. */

@@ -102,7 +102,18 @@ export default async function openD1Target(
     const { persist: _, ...rest } = options;
     const target = await d1TestTarget({ ...rest, binding: server.info.db });
     return withServer(
-      { ...target, module: import.meta.url, reopen: { ...target.reopen, persist }, dataDir: persist },
+      {
+        ...target,
+        module: import.meta.url,
+        reopen: { ...target.reopen, persist },
+        dataDir: persist,
+        async durabilitySettings() {
+          return {
+            settings: { engine: 'miniflare (workerd) D1, persisted to a local directory' },
+            dataDir: persist,
+          };
+        },
+      },
       {
         owned: false,
         async stop() {

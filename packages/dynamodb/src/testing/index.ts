@@ -36,6 +36,8 @@ export interface DynamodbTargetOptions {
   /** Reuse this table (e.g. another process's); default a fresh one. */
   tableName?: string;
   name?: string;
+  /** Where the DynamoDB Local this target runs on keeps its tables (null: in memory or not known here). */
+  dataDir?: string | null;
 }
 
 /**
@@ -78,6 +80,17 @@ export async function dynamodbTestTarget(options: DynamodbTargetOptions): Promis
     // DynamoDB Local commits a 99-item transaction in ~200 ms: 5,000 messages (51 transactions,
     // several 1 MB Query pages on load) keep the long-session check to seconds in CI.
     longSessionMessages: 5_000,
+    async durabilitySettings() {
+      const { dataDir } = options;
+      return {
+        settings: {
+          storage: dataDir
+            ? 'DynamoDB Local, file-backed (-dbPath)'
+            : 'not known here (in memory, or a server this process did not start)',
+        },
+        ...(dataDir ? { dataDir } : {}),
+      };
+    },
     async describe() {
       return `DynamoDB at ${options.endpoint} (@aws-sdk/client-dynamodb), table ${tableName}`;
     },
@@ -100,6 +113,7 @@ export default async function openDynamodbTarget(
   const { launchDynamoDb } = await import('@agentstore/servers');
   return targetOnServer(
     () => launchDynamoDb({ persist: true }),
-    (server) => dynamodbTestTarget({ ...options, endpoint: server.info.endpoint }),
+    (server) =>
+      dynamodbTestTarget({ ...options, endpoint: server.info.endpoint, dataDir: server.info.dataDir }),
   );
 }

@@ -64,6 +64,17 @@ export async function postgresTestTarget(options: PostgresTargetOptions): Promis
     capabilities,
     roundTrips: counters.count,
     roundTripUnit: 'pg queries (each query is one round trip)',
+    async durabilitySettings() {
+      const names = ['fsync', 'synchronous_commit', 'wal_sync_method', 'full_page_writes', 'data_directory'];
+      const { rows } = await pool.query<{ name: string; setting: string }>(
+        'SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])',
+        [names],
+      );
+      const found = Object.fromEntries(rows.map((row) => [row.name, row.setting]));
+      const { data_directory: dataDir, ...settings } = found;
+      // The data directory is readable by superusers only; without it the file system is not reported.
+      return { settings, ...(dataDir ? { dataDir } : {}) };
+    },
     async describe() {
       const { rows } = await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v");
       return `PostgreSQL ${rows[0]?.v ?? 'unknown'} (pg), schema ${schema}`;

@@ -66,6 +66,15 @@ export async function redisTestTarget(options: RedisTargetOptions): Promise<Open
     capabilities,
     roundTrips: counters.count,
     roundTripUnit: 'Redis commands (a pipeline or MULTI/EXEC counts once)',
+    async durabilitySettings() {
+      const get = async (name: string) =>
+        ((await client.config('GET', name).catch(() => [])) as string[])[1] ?? 'unknown';
+      const dir = await get('dir');
+      return {
+        settings: { appendonly: await get('appendonly'), appendfsync: await get('appendfsync') },
+        ...(dir !== 'unknown' ? { dataDir: dir } : {}),
+      };
+    },
     async describe() {
       const info = String(await client.info('server'));
       const version = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';

@@ -1,4 +1,3 @@
-import type { MessageRecord } from '@agentstore/core';
 import {
   SQLITE_MESSAGE_COLUMNS,
   sqliteRawMessagesSql,
@@ -12,7 +11,9 @@ import type {
   RawSessionRow,
   StoreCapabilities,
 } from '@agentstore/core/testing';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+import { openDatabase } from '../open-database.ts';
+import type { SynchronousMode } from '../options.ts';
 import { migrate } from '../schema.ts';
 
 /**
@@ -24,15 +25,22 @@ export interface CapabilityTarget {
   /** A file is read through a separate connection; `:memory:` needs the store's own. */
   connection: { path: string } | { database: Database };
   tablePrefix?: string;
+  /** The store's `synchronous` option: the floor's connection must commit as durably as the store's. */
+  synchronous?: SynchronousMode;
 }
 
-/** A connection of our own to the file (same pragmas as the store), or the shared in-memory one. */
+/**
+ * A connection of our own to the file, opened by the store's own `openDatabase` with the store's
+ * options (so journal_mode, synchronous and the busy timeout are the store's by construction), or
+ * the shared in-memory one.
+ */
 function connect(target: CapabilityTarget): { db: Database; close: () => void } {
   if ('database' in target.connection) return { db: target.connection.database, close: () => {} };
-  const db = new BetterSqlite3(target.connection.path, { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  return { db, close: () => db.close() };
+  const { database } = openDatabase(
+    target.connection,
+    target.synchronous !== undefined ? { synchronous: target.synchronous } : {},
+  );
+  return { db: database, close: () => database.close() };
 }
 
 const ID = { sessionId: '@sessionId' };
@@ -64,29 +72,34 @@ export function corrupter(
 }
 
 /**
- * The cheapest correct atomic append a user would write by hand: one IMMEDIATE transaction,
- * a head-guarded UPDATE, one INSERT per message, statements prepared once.
+ * The cheapest correct atomic append a user would write by hand: one IMMEDIATE transaction of
+ * two statements — the head-guarded UPDATE and ONE multi-row INSERT of every message —
+ * prepared once per batch size, on a connection with the store's pragmas.
  */
 export function rawFloor(target: CapabilityTarget, db: Database): RawAppendFloor {
   const t = sqliteTableNames(target.tablePrefix);
   const guard = db.prepare(
     `UPDATE ${t.sessions} SET head_seq = ?, updated_at = ? WHERE id = ? AND head_seq = ?`,
   );
-  const insert = db.prepare(`INSERT INTO ${t.messages} ${SQLITE_MESSAGE_COLUMNS} VALUES (?, ?, ?, ?, ?)`);
-  const write = db.transaction(
-    (sessionId: string, expectedSeq: number, messages: MessageRecord[], encoded: string[], now: string) => {
-      const head = expectedSeq + messages.length;
-      if (guard.run(head, now, sessionId, expectedSeq).changes !== 1)
-        throw new Error('floor: head seq moved');
-      for (let i = 0; i < messages.length; i++) {
-        insert.run(sessionId, messages[i]!.seq, messages[i]!.id, messages[i]!.role, encoded[i]);
-      }
-    },
-  );
+  const inserts = new Map<number, Statement<unknown[]>>();
+  const insertOf = (count: number) => {
+    let insert = inserts.get(count);
+    if (!insert) {
+      const rows = Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ');
+      insert = db.prepare<unknown[]>(`INSERT INTO ${t.messages} ${SQLITE_MESSAGE_COLUMNS} VALUES ${rows}`);
+      inserts.set(count, insert);
+    }
+    return insert;
+  };
+  const write = db.transaction((sessionId: string, expectedSeq: number, head: number, values: unknown[]) => {
+    if (guard.run(head, new Date().toISOString(), sessionId, expectedSeq).changes !== 1)
+      throw new Error('floor: head seq moved');
+    insertOf(values.length / 5).run(...values);
+  });
   return {
     async append(sessionId, expectedSeq, messages) {
-      const encoded = messages.map((m) => JSON.stringify(m));
-      write.immediate(sessionId, expectedSeq, messages, encoded, new Date().toISOString());
+      const values = messages.flatMap((m) => [sessionId, m.seq, m.id, m.role, JSON.stringify(m)]);
+      write.immediate(sessionId, expectedSeq, expectedSeq + messages.length, values);
     },
   };
 }

@@ -35,11 +35,16 @@ export async function sqliteTestTarget(
     ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
   };
   const counters = roundTripCounters();
-  const capabilities = sqliteCapabilities({ connection, tablePrefix: options.tablePrefix });
+  const capabilityTarget = {
+    connection,
+    tablePrefix: options.tablePrefix,
+    ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
+  };
+  const capabilities = sqliteCapabilities(capabilityTarget);
   // The floor again, on a counted view of the capabilities' connection.
   let tickFloor: (n: number) => void = () => {};
   const floor = rawFloor(
-    { connection, tablePrefix: options.tablePrefix },
+    capabilityTarget,
     countedDatabase(capabilities.db, (n) => tickFloor(n)),
   );
   const trackFloor = counters.track(floor);
@@ -78,8 +83,24 @@ export async function sqliteTestTarget(
     capabilities: { ...capabilities, floor },
     roundTrips: counters.count,
     roundTripUnit: 'SQLite statements executed, BEGIN/COMMIT included (in-process: no network round trip)',
-    notes: ['in-process: "round trips" are SQLite statements executed; each append commits with an fsync.'],
+    notes: [
+      'in-process: "round trips" are SQLite statements executed; each append commits with an fsync.',
+      'better-sqlite3 is synchronous: a commit blocks the event loop, so write #2 cannot overlap the next model request as it does on a networked store.',
+    ],
     ...(path ? { dataDir: join(path, '..') } : {}),
+    async durabilitySettings() {
+      // Read back from a connection opened as the store's are (the capabilities' own).
+      const pragma = (name: string) => String(capabilities.db.pragma(name, { simple: true }));
+      const synchronousNames = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+      const level = Number(pragma('synchronous'));
+      return {
+        settings: {
+          journal_mode: pragma('journal_mode'),
+          synchronous: synchronousNames[level] ?? String(level),
+        },
+        ...(path ? { dataDir: join(path, '..') } : {}),
+      };
+    },
     async describe() {
       const version = (capabilities.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
       return `SQLite ${version} (better-sqlite3), ${label}`;

@@ -1,0 +1,147 @@
+import { InvalidModelReplyError } from './errors.ts';
+import { assertPlainJson, isWellFormedText, toWellFormedText } from './json-boundary.ts';
+import type { JsonValue, NewMessage, ResultOrigin, ToolCall } from './records.ts';
+import { fitsOneAppend } from './session-writer.ts';
+import type { StoreLimits } from './store.ts';
+import type { ToolCallIds } from './tool-call-ids.ts';
+import { type CallScope, resultMessage } from './tool-results.ts';
+import { messageByteLength, utf8ByteLength } from './validation.ts';
+
+/** One model reply as the loop stores it. */
+export interface ModelStep {
+  /** The assistant message: the reply's text and every call it made. */
+  assistant: NewMessage;
+  /** The calls that may run (or wait for a human). */
+  calls: ToolCall[];
+  /**
+   * A `tool-input-error` result for each call that cannot run, stored in the same append as
+   * `assistant`: such a call is never open, so no resume can run it.
+   */
+  inputErrors: NewMessage[];
+}
+
+const NEVER_RAN: ResultOrigin = { via: 'invalid-call', attempt: 0 };
+
+const clip = (name: string) => (name.length > 200 ? `${name.slice(0, 200)}…` : name);
+
+const unlimited = (limits: StoreLimits) =>
+  limits.maxMessageBytes === Number.POSITIVE_INFINITY &&
+  limits.maxMessagesPerAppend === Number.POSITIVE_INFINITY &&
+  limits.maxAppendBytes === undefined;
+
+/**
+ * Turns a model reply into what write #1 stores. The reply is paid for and the store boundary
+ * would refuse parts of it, which would fail the step after the model call, and every resume
+ * that gets the same reply. So: a lone surrogate in the text becomes U+FFFD (what a UTF-8 store
+ * makes of it anyway); a call whose input is not plain JSON, whose tool name is not well-formed,
+ * or whose input is too big for one stored message, is stored with input `null` and answered with
+ * a `tool-input-error` naming what was wrong, so the model can call again. What cannot be stored
+ * that way (the adapter broke the `LlmResponse` shape, or the text alone is over the limit) is an
+ * `InvalidModelReplyError` carrying the reply.
+ */
+export function modelStep(
+  reply: unknown,
+  options: { scope: CallScope; ids: ToolCallIds; limits: StoreLimits; assistantId: string },
+): ModelStep {
+  const { scope, ids, limits, assistantId } = options;
+  const refuse = (field: string, reason: string): never => {
+    throw new InvalidModelReplyError({ field, reason, reply });
+  };
+  if (typeof reply !== 'object' || reply === null) refuse('reply', 'is not an object');
+  const { text: rawText, toolCalls: rawCalls } = reply as { text?: unknown; toolCalls?: unknown };
+  if (rawText !== undefined && rawText !== null && typeof rawText !== 'string') {
+    refuse('text', `must be a string (got ${typeof rawText})`);
+  }
+  const text = toWellFormedText((rawText as string | null | undefined) ?? '');
+  if (rawCalls !== undefined && rawCalls !== null && !Array.isArray(rawCalls)) {
+    refuse('toolCalls', 'must be an array');
+  }
+  const given = (rawCalls ?? []) as unknown[];
+
+  /** Why the call at an index cannot run. */
+  const broken = new Map<number, string>();
+  const calls: { id?: string; name: string; input: JsonValue }[] = [];
+  for (let i = 0; i < given.length; i++) {
+    const call: unknown = given[i];
+    if (typeof call !== 'object' || call === null) refuse(`toolCalls[${i}]`, 'must be an object');
+    const { id, name, input } = call as { id?: unknown; name?: unknown; input?: unknown };
+    if (typeof name !== 'string') refuse(`toolCalls[${i}].name`, `must be a string (got ${typeof name})`);
+    const storedName = toWellFormedText(name as string);
+    if (!isWellFormedText(name as string)) {
+      broken.set(i, 'its tool name is not well-formed UTF-16 (it holds a lone surrogate)');
+    } else {
+      try {
+        assertPlainJson(input, 'input');
+      } catch (error) {
+        broken.set(i, `its input is not plain JSON (${(error as Error).message.replace(/^Invalid /, '')})`);
+      }
+    }
+    calls.push({
+      ...(typeof id === 'string' ? { id } : {}),
+      name: storedName,
+      input: broken.has(i) ? null : (input as JsonValue),
+    });
+  }
+  const assigned = ids.assign(calls, assistantId);
+
+  const build = (): ModelStep => {
+    const stored = assigned.map((call, i) => (broken.has(i) ? { ...call, input: null } : call));
+    const assistant: NewMessage = {
+      id: assistantId,
+      role: 'assistant',
+      content: text,
+      ...(stored.length ? { toolCalls: stored } : {}),
+      createdAt: new Date().toISOString(),
+    };
+    const inputErrors = [...broken].map(([i, why]) =>
+      resultMessage(
+        scope,
+        stored[i]!,
+        {
+          error: `Tool ${JSON.stringify(clip(stored[i]!.name))} did not run: ${why}. Call it again with valid input.`,
+        },
+        NEVER_RAN,
+        'tool-input-error',
+      ),
+    );
+    return { assistant, calls: stored.filter((_, i) => !broken.has(i)), inputErrors };
+  };
+
+  let step = build();
+  if (unlimited(limits)) return step;
+  const fits = () =>
+    messageByteLength(step.assistant) <= limits.maxMessageBytes &&
+    fitsOneAppend([step.assistant, ...step.inputErrors], limits);
+  const inputBytes = assigned.map((call) => utf8ByteLength(JSON.stringify(call.input) ?? ''));
+  while (!fits()) {
+    // Each dropped input adds a result to the assistant's append; past the count limit, stop.
+    if (step.inputErrors.length + 2 > limits.maxMessagesPerAppend) {
+      refuse(
+        'toolCalls',
+        `has more calls that cannot run than one append holds with the reply (${limits.maxMessagesPerAppend} messages)`,
+      );
+    }
+    // Drop the biggest input still stored; `null` is the smallest a call can be.
+    let biggest = -1;
+    for (let i = 0; i < assigned.length; i++) {
+      if (!broken.has(i) && inputBytes[i]! > 4 && (biggest < 0 || inputBytes[i]! > inputBytes[biggest]!)) {
+        biggest = i;
+      }
+    }
+    if (biggest < 0) {
+      const size = messageByteLength(step.assistant);
+      refuse(
+        'text',
+        `makes the assistant message ${size} bytes (the text alone is ${utf8ByteLength(text)}), ` +
+          `over what the store takes in one message or append (${Math.min(limits.maxMessageBytes, limits.maxAppendBytes ?? Number.POSITIVE_INFINITY)} bytes)`,
+      );
+    }
+    broken.set(
+      biggest,
+      `its input is ${inputBytes[biggest]} bytes of JSON, too big to store with the reply ` +
+        `(the store takes ${limits.maxMessageBytes} bytes per message)`,
+    );
+    step = build();
+  }
+  return step;
+}

@@ -1,0 +1,199 @@
+import { formatBytes, formatCount, formatMicros, formatNumber, formatRatio } from './format.ts';
+import { describeMachine } from './machine.ts';
+import {
+  type BenchReport,
+  HEADLINE_TARGET,
+  isMeasured,
+  type MeasuredStore,
+  type RatioSpread,
+  type Spread,
+} from './report.ts';
+import type { RateSpread } from './throughput.ts';
+
+/** "1.23 ms (1.10–1.40)": the median of the round medians, then the lowest and highest round. */
+export const formatSpread = (spread: Spread): string =>
+  `${formatMicros(spread.p50Us)} (${formatMicros(spread.minUs)}–${formatMicros(spread.maxUs)})`;
+
+export const formatRatioSpread = (ratio: RatioSpread): string =>
+  `${formatRatio(ratio.median)} (${formatRatio(ratio.min)}–${formatRatio(ratio.max)})`;
+
+const formatRate = (rate: RateSpread): string =>
+  `${formatCount(rate.median)} (${formatCount(rate.min)}–${formatCount(rate.max)})`;
+
+const table = (header: string[], rows: string[][]): string[] => [
+  `| ${header.join(' | ')} |`,
+  `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+  ...rows.map((row) => `| ${row.join(' | ')} |`),
+];
+
+function stepRows(stores: MeasuredStore[]): string[] {
+  const header = [
+    'store',
+    'durable overhead / step',
+    'one floor append',
+    '**overhead ÷ floor append**',
+    'write #1 via store',
+    'store ÷ floor',
+    'one-commit floor / step',
+    'two-commit floor / step',
+    'RT / run() step',
+    'RT / append (floor)',
+  ];
+  const rows = stores.map((r) => {
+    const rt = `${formatNumber(r.roundTrips.perAppend)}${r.roundTrips.method === 'store-calls' ? '*' : ''} (${
+      r.roundTrips.floorPerAppend !== null ? formatNumber(r.roundTrips.floorPerAppend) : '–'
+    })`;
+    const s = r.step;
+    const f = s.floor;
+    return [
+      r.store,
+      formatSpread(s.overheadPerStep),
+      f ? formatSpread(f.append) : '–',
+      f ? `**${formatRatioSpread(f.overheadVsAppend)}**` : '– (no floor)',
+      formatSpread(s.storeAppend),
+      f ? formatRatioSpread(f.storeAppendVsAppend) : '–',
+      f ? formatSpread(f.oneCommit) : '–',
+      f ? formatSpread(f.twoCommit) : '–',
+      formatNumber(r.roundTrips.perStep),
+      rt,
+    ];
+  });
+  return table(header, rows);
+}
+
+function historyRows(stores: MeasuredStore[]): string[] {
+  const header = [
+    'store',
+    'stored messages',
+    'append',
+    'load',
+    'resume (1 load + steps)',
+    'loop CPU / step',
+    'bytes / step',
+  ];
+  const rows = stores.flatMap((r) =>
+    r.history.map((h, i) => [
+      i === 0 ? r.store : '',
+      formatCount(h.messages),
+      formatSpread(h.append),
+      formatSpread(h.load),
+      formatSpread(h.resume),
+      formatSpread(h.loopCpuPerStep),
+      formatBytes(h.bytesPerStep),
+    ]),
+  );
+  return table(header, rows);
+}
+
+function throughputRows(report: BenchReport, stores: MeasuredStore[]): string[] {
+  const levels = report.options.concurrency;
+  const header = [
+    'store',
+    ...levels.flatMap((c) => [`c=${c} store`, `c=${c} floor`, `c=${c} store ÷ floor`]),
+  ];
+  const rows = stores.map((r) => [
+    r.store,
+    ...levels.flatMap((c) => {
+      const t = r.throughput.find((x) => x.concurrency === c);
+      if (!t) return ['–', '–', '–'];
+      return [
+        formatRate(t.store),
+        t.floor ? formatRate(t.floor) : '–',
+        t.storeVsFloor ? formatRatioSpread(t.storeVsFloor) : '–',
+      ];
+    }),
+  ]);
+  return table(header, rows);
+}
+
+function settingsLines(r: MeasuredStore): string[] {
+  const settings = Object.entries(r.backend.settings)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(', ');
+  const storage = r.backend.storage
+    ? `data dir on ${r.backend.storage.fsType} (${r.backend.storage.device} at ${r.backend.storage.mountPoint}, ${r.backend.storage.options})`
+    : 'data dir not visible from the bench';
+  return [
+    `- **${r.store}**: ${r.server}; ${settings || 'no durability settings reported'}; ${storage}; RT = ${r.roundTrips.unit}.`,
+    ...r.notes.map((note) => `  Note: ${note}`),
+  ];
+}
+
+/** What the run was: options, machine, load at start and end. */
+function provenance(report: BenchReport): string {
+  const o = report.options;
+  return (
+    `Measured ${report.startedAt.slice(0, 10)} by agentstore-bench ${report.version}${o.quick ? ' in **quick mode (not for publishing)**' : ''} ` +
+    `in ${(report.durationMs / 60_000).toFixed(1)} min: ${o.rounds} rounds; per round ${o.samples} samples of each headline side ` +
+    `(a ${o.steps}-step run, or ${o.steps} appends), model latency ${o.modelLatencyMs} ms, ${o.payloadBytes} B of tool output per step; ` +
+    `history ${o.historySizes.map(formatCount).join(' / ')} messages, ${o.historySamples} samples per round, resumed runs of ${o.resumeSteps} steps; ` +
+    `throughput ${o.throughputRounds} rounds of ${o.throughputBudgetMs} ms per side and level. ` +
+    `Machine: ${describeMachine(report.machine, report.atEnd)}.`
+  );
+}
+
+/** The results section of docs/benchmarks.md: every table, the settings, where it came from. */
+export function resultsMarkdown(report: BenchReport): string {
+  const measured = report.stores.filter(isMeasured);
+  const skipped = report.stores.filter((r) => !isMeasured(r));
+  const lines = [
+    '## Results',
+    '',
+    provenance(report),
+    'Every time is the median of the rounds’ medians, with the lowest and highest round median in brackets.',
+    '',
+    '### Per tool step, through run()',
+    '',
+    `The durable overhead of one tool step (call committed, no-op tool, result committed; write #2 overlapping the next model request) = (durable run − the same run without a store) ÷ steps, with a model of fixed ${report.options.modelLatencyMs} ms latency, against ONE floor append of one message. Target (issue #17): ${HEADLINE_TARGET.what}.`,
+    '',
+    ...stepRows(measured),
+    '',
+    '### History growth',
+    '',
+    'Sessions pre-filled to each size. append: one message at the head; load: the whole session; resume: `run()` continuing the session (lease, one load, the steps, the answer); loop CPU / step: process CPU between the resumed run’s first and last model request, less the model’s, per step (includes the driver’s in-process work); bytes / step: stored message JSON per step plus the session record.',
+    '',
+    ...historyRows(measured),
+    '',
+    '### Throughput (tool steps/s)',
+    '',
+    'Whole sessions on N concurrent workers through `run()` (no model latency), and the floor driven the same way (per step: the call, then the result, as two floor appends), alternating in each round.',
+    '',
+    ...throughputRows(report, measured),
+    '',
+    '### Settings',
+    '',
+    ...measured.flatMap(settingsLines),
+    ...skipped.map((r) => `- **${r.store}**: ${r.status} — ${r.reason}`),
+    '',
+    '\\* counted as `store.*` calls: the target has no driver counter. Raw figures: [benchmarks/results.json](benchmarks/results.json).',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** One store's block for its package README. */
+export function storeMarkdown(report: BenchReport, store: MeasuredStore): string {
+  const lines = [
+    `From \`pnpm bench\` (${report.startedAt.slice(0, 10)}; method and every store side by side: docs/benchmarks.md). Times: median of ${report.options.rounds} round medians (lowest–highest round).`,
+    '',
+    ...stepRows([store]),
+    '',
+    ...historyRows([store]),
+    '',
+    ...throughputRows(report, [store]),
+    '',
+    ...settingsLines(store),
+    `- Machine: ${describeMachine(report.machine, report.atEnd)}.`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** `text` with what lies between `start` and `end` replaced; null when the markers are missing. */
+export function replaceBetween(text: string, start: string, end: string, content: string): string | null {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end, from + start.length);
+  if (from < 0 || to < 0) return null;
+  return `${text.slice(0, from + start.length)}\n${content}${text.slice(to)}`;
+}
+
+export const RESULTS_MARKERS = ['<!-- results:start -->', '<!-- results:end -->'] as const;
+export const README_MARKERS = ['<!-- bench:start -->', '<!-- bench:end -->'] as const;
