@@ -324,6 +324,13 @@ export const processTierChecks: ConformanceCheck[] = [
               `in a child process racing appends, an append failed with something other than SeqConflictError: ${failed.code ?? 'error'}: ${failed.message}`,
             );
           }
+          // No kill was planned here: a child that never reported done hung in an append and was
+          // killed by the backstop.
+          if (!child.lines.some((line) => line.t === 'done')) {
+            violation(
+              `a child process racing appends never finished (exit ${child.code ?? child.signal}, ${child.lines.filter((line) => line.t === 'ack').length} of ${RACE_APPENDS} appends acknowledged): an append never settled`,
+            );
+          }
         }
         await assertRaceOutcome(ctx, sessionId, children);
       } finally {
