@@ -58,6 +58,27 @@ describe('D1 plans at size', () => {
     });
   }
 
+  for (const [columns, values, index] of [
+    [['owner_id', 'tenant_id'], ['owner-7', 'tenant-7'], 'owner_tenant_idx'],
+    [['owner_id', 'agent_name'], ['owner-7', 'agent-7'], 'owner_agent_idx'],
+    [['tenant_id', 'agent_name'], ['tenant-7', 'agent-7'], 'tenant_agent_idx'],
+    [['owner_id', 'tenant_id', 'agent_name'], ['owner-7', 'tenant-7', 'agent-7'], 'owner_tenant_agent_idx'],
+  ] as const) {
+    it(`listSessions by ${columns.join(' and ')} searches the ${index} index, no scan, no temp sort`, async () => {
+      // The statement listSessions builds for these filters and a cursor.
+      const where = columns.map((column, i) => `${column} IS ?${i + 1}`).join(' AND ');
+      const n = columns.length;
+      const text = await plan(
+        `SELECT * FROM ${t().sessions} WHERE ${where} AND id > ?${n + 1} ORDER BY id LIMIT ?${n + 2}`,
+        ...values,
+        's-001000',
+        21,
+      );
+      expect(text).toMatch(new RegExp(`SEARCH ${unquoted()} USING (COVERING )?INDEX ${unquoted()}_${index}`));
+      expect(text).not.toMatch(/TEMP B-TREE|^SCAN/);
+    });
+  }
+
   it('the retention page searches the activity index', async () => {
     const text = await plan(
       `SELECT id, updated_at FROM ${t().sessions} WHERE updated_at < ?1 AND (updated_at, id) > (?2, ?3)

@@ -1,3 +1,4 @@
+import { COMBINED_FILTER_INDEXES } from '@agentstore/core/store';
 import { type PostgresStoreOptions, resolveOptions } from './options.ts';
 
 /** Quoted, schema-qualified names of the store's tables, built from validated identifiers only. */
@@ -77,6 +78,17 @@ CREATE TABLE IF NOT EXISTS ${n.messages} (
 ALTER TABLE ${n.sessions} ADD COLUMN IF NOT EXISTS idle_at text COLLATE "C";
 CREATE INDEX IF NOT EXISTS "${prefix}sessions_agent_idx" ON ${n.sessions} (agent_name, id);
 CREATE INDEX IF NOT EXISTS "${prefix}sessions_idle_idx" ON ${n.sessions} ((COALESCE(idle_at, created_at)), id);`,
+  },
+  {
+    version: 3,
+    description: 'combined listSessions filter indexes',
+    // One (filters…, id) index per combination of owner, tenant and agent name, so a combined
+    // filter reads one page in id order. Built under the migration's lock like version 2's.
+    sql: (n, prefix) =>
+      COMBINED_FILTER_INDEXES.map(
+        ([name, columns]) =>
+          `CREATE INDEX IF NOT EXISTS "${prefix}sessions_${name}_idx" ON ${n.sessions} (${columns.join(', ')}, id);`,
+      ).join('\n'),
   },
 ];
 

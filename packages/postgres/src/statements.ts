@@ -205,7 +205,12 @@ SELECT (SELECT COALESCE(json_agg(id), '[]')::text FROM gone) AS deleted,
     const where: string[] = [];
     let order = 'id';
     const [driving, ...others] = given;
-    if (driving) {
+    if (others.length > 0) {
+      // Two or three filters: equality on every one, served by that combination's
+      // (filters…, id) index, which hands back rows already in id order.
+      for (const [column, value] of given) where.push(`${column} = ${param(value)}`);
+      if (filters.cursor !== undefined) where.push(`id > ${param(filters.cursor)}`);
+    } else if (driving) {
       const [column, value] = driving;
       const v = param(value);
       if (filters.cursor === undefined) where.push(`${column} >= ${v}`);
@@ -215,7 +220,6 @@ SELECT (SELECT COALESCE(json_agg(id), '[]')::text FROM gone) AS deleted,
     } else if (filters.cursor !== undefined) {
       where.push(`id > ${param(filters.cursor)}`);
     }
-    for (const [column, value] of others) where.push(`${column} = ${param(value)}`);
     const text = `SELECT ${SESSION_COLUMNS} FROM ${n.sessions}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}
 ORDER BY ${order} LIMIT $1::bigint`;
     return { text, values };

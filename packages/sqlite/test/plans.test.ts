@@ -46,6 +46,22 @@ ANALYZE;`);
     ['tenant', { tenantId: 'tenant-7' }, 'agentstore_sessions_tenant_idx'],
     ['agent name', { agentName: 'agent-7' }, 'agentstore_sessions_agent_idx'],
     ['absent tenant', { tenantId: 'nobody' }, 'agentstore_sessions_tenant_idx'],
+    [
+      'owner and tenant',
+      { ownerId: 'owner-7', tenantId: 'tenant-7' },
+      'agentstore_sessions_owner_tenant_idx',
+    ],
+    ['owner and agent', { ownerId: 'owner-7', agentName: 'agent-7' }, 'agentstore_sessions_owner_agent_idx'],
+    [
+      'tenant and agent',
+      { tenantId: 'tenant-7', agentName: 'agent-7' },
+      'agentstore_sessions_tenant_agent_idx',
+    ],
+    [
+      'owner, tenant and agent',
+      { ownerId: 'owner-7', tenantId: 'tenant-7', agentName: 'agent-7' },
+      'agentstore_sessions_owner_tenant_agent_idx',
+    ],
   ];
   for (const [what, filter, index] of cases) {
     for (const withCursor of [false, true]) {

@@ -62,4 +62,5 @@ export {
   validateState,
   validateTtlMs,
 } from '../validation.ts';
+export { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
 export * from './sqlite-dialect.ts';

@@ -8,9 +8,10 @@
 import { InvalidArgumentError, SchemaVersionError } from '../errors.ts';
 import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from '../record-codec.ts';
 import type { MessageRecord, SessionRecord } from '../records.ts';
+import { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
 
 /** The schema version both SQLite adapters write and read. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 export const SQLITE_DEFAULT_TABLE_PREFIX = 'agentstore_';
 
 /**
@@ -74,9 +75,18 @@ export const sqliteRecordVersionSql = (t: SqliteTableNames): string =>
  * writer of one seq fail even if a guard were wrong. `id` and `role` are columns so a reader can
  * settle a lost acknowledgement (and a raw reader can inspect rows) without decoding bodies. The
  * indexes serve `listSessions` filters; their columns never change after a session is created.
- * Version 2 adds (updated_at, id) for `deleteIdleSessions`; an upgrade from version 1 runs the same
- * IF NOT EXISTS statements, so it only adds that index.
+ * Version 2 adds (updated_at, id) for `deleteIdleSessions`; version 3 adds one index per
+ * combination of filters, so a combined filter reads one page of entries in `id` order instead of
+ * walking every session of its first filter. An upgrade runs the same IF NOT EXISTS statements,
+ * so it only adds what is missing.
  */
+/** Version 3: one (filters…, id) index per combination of two or three `listSessions` filters. */
+const combinedFilterIndexes = (t: SqliteTableNames): string[] =>
+  COMBINED_FILTER_INDEXES.map(
+    ([name, columns]) =>
+      `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_${name}_idx" ON ${t.sessions} (${columns.join(', ')}, id)`,
+  );
+
 export function sqliteSchemaV1(t: SqliteTableNames): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${t.sessions} (
@@ -95,6 +105,7 @@ export function sqliteSchemaV1(t: SqliteTableNames): string[] {
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_owner_idx" ON ${t.sessions} (owner_id, id)`,
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_tenant_idx" ON ${t.sessions} (tenant_id, id)`,
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_agent_idx" ON ${t.sessions} (agent_name, id)`,
+    ...combinedFilterIndexes(t),
     // Version 2: retention walks sessions by last activity.
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_idle_idx" ON ${t.sessions} (updated_at, id)`,
     `CREATE TABLE IF NOT EXISTS ${t.messages} (
