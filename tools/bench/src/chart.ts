@@ -13,7 +13,7 @@ const LEVEL_COLORS = ['#0f766e', '#14b8a6', '#5eead4', '#a16207', '#eab308', '#f
 
 /** Read by screen readers and shown as a tooltip. */
 const CHART_TITLE =
-  'agentstore benchmark: durable overhead per tool step against one floor append, and steps per second by concurrency for the store and its floor';
+  'agentstore benchmark: marginal durable overhead per tool step against one floor append, and steps per second by concurrency for the store and its floor';
 
 export const escapeXml = (text: string): string =>
   text
@@ -124,11 +124,11 @@ export function renderChart(report: BenchReport): string {
         y,
         `Per tool step through run() (model ${options.modelLatencyMs} ms), median of ${options.rounds} rounds (log scale)`,
         [
-          { label: 'durable overhead / step', color: COLORS.store },
+          { label: 'marginal durable overhead / step', color: COLORS.store },
           { label: 'one floor append', color: COLORS.floor },
           { label: 'two-commit floor / step', color: '#d1d5db' },
         ],
-        'overhead ÷ floor append',
+        'marginal ÷ floor append',
         withStep.map((r) => {
           const step = r.step;
           const floor = step.floor!;
@@ -142,11 +142,11 @@ export function renderChart(report: BenchReport): string {
           return {
             store: r.store,
             bars: [
-              bar('overhead', 'durable overhead per step', step.overheadPerStep.p50Us, COLORS.store),
+              bar('overhead', 'marginal durable overhead per step', step.marginalPerStep.p50Us, COLORS.store),
               bar('floor', 'one floor append', floor.append.p50Us, COLORS.floor),
               bar('two-commit', 'two-commit floor per step', floor.twoCommit.p50Us, '#d1d5db'),
             ],
-            aside: formatRatio(floor.overheadVsAppend.median),
+            aside: formatRatio(floor.marginalVsAppend.median),
           };
         }),
         formatMicros,
