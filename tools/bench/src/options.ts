@@ -44,7 +44,7 @@ export const BENCH_DEFAULTS = {
   modelLatencyMs: 2,
   historySizes: [10, 100, 1_000, 10_000],
   historySamples: 3,
-  resumeSteps: 3,
+  resumeSteps: 5,
   concurrency: [1, 8, 32],
   throughputRounds: 3,
   throughputBudgetMs: 1_500,
