@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   type BenchReport,
   createProgress,
+  formatMicros,
   formatTable,
   isMeasured,
   type MeasuredStore,
@@ -360,6 +361,12 @@ describe('the marginal cost of a step', () => {
     expect(marginal[1]).toBeCloseTo(0.7, 10);
     expect(fixed[0]).toBeCloseTo(3, 10);
     expect(fixed[1]).toBeCloseTo(5, 10);
+  });
+
+  it('prints a difference that came out below zero in the same units as a positive one', () => {
+    expect(formatMicros(-47.1)).toBe('−47 µs');
+    expect(formatMicros(-15_236.7)).toBe('−15.2 ms');
+    expect(formatMicros(2_540)).toBe('2.54 ms');
   });
 });
 
