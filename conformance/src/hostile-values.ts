@@ -197,3 +197,32 @@ export function shiftingAppends(): ShiftingAppend[] {
     },
   ];
 }
+
+/** An identifier a loose comparison takes for another one, and the looseness it would reveal. */
+export interface LooseVariant {
+  value: string;
+  /** How a store that matches it compared: "case-insensitively (upper case)", … */
+  how: string;
+}
+
+/**
+ * An owner, tenant or agent name with lower-case ASCII and a precomposed (NFC) "é", so each
+ * looseness a collation can have has something to bite on: `alice-josé-<random>`.
+ */
+export const looseBase = (label: string): string =>
+  `alice-jos\u00e9-${label}-${crypto.randomUUID().slice(0, 8)}`;
+
+/**
+ * Identifiers that differ from `base` (made by `looseBase`) only in what a loose collation
+ * ignores: trailing spaces (MariaDB's PAD SPACE), case (`_ci`), accents (`_ai`, utf8mb4_general_ci)
+ * and Unicode normalization (NFC vs NFD). Ids are compared exactly, so every one is a stranger.
+ */
+export function looseVariants(base: string): LooseVariant[] {
+  return [
+    { value: `${base} `, how: 'ignoring trailing spaces (a trailing space)' },
+    { value: base.replace('alice', 'ALICE'), how: 'case-insensitively ("ALICE" for "alice")' },
+    { value: base.replace('alice', 'alic\u00e9'), how: 'accent-insensitively ("alicé" for "alice")' },
+    { value: base.replace('jos\u00e9', 'jose'), how: 'accent-insensitively ("jose" for "josé")' },
+    { value: base.normalize('NFD'), how: 'as canonically equivalent (NFD "é" for NFC "é")' },
+  ];
+}

@@ -21,7 +21,7 @@ import {
   processTierChecks,
   retentionChecks,
 } from '../src/index.ts';
-import type { SplitFlaw } from './support/split-store.ts';
+import { type SplitFlaw, splitTarget } from './support/split-store.ts';
 import { type Flaws, tableStore } from './support/table-store.ts';
 
 function contextFor(flaws: Flaws, roundTripUs = 0): CheckContext {
@@ -242,6 +242,125 @@ describe('broken stores on a real database (node:sqlite file), through their tar
     const good = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
     opened.push(good);
     await shifting.run(good);
+  });
+
+  /** A flawed store in this process, on its own database file (no module: in-process checks only). */
+  async function inProcess(flaw: SplitFlaw): Promise<CheckContext> {
+    const target = splitTarget({ flaw });
+    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
+    opened.push(ctx);
+    return ctx;
+  }
+  /** The correct example store, for proving a new check passes what it should. */
+  async function correctStore(): Promise<CheckContext> {
+    const target = await openTargetModule(
+      join(import.meta.dirname, '../../docs/examples/custom-store/conformance-target.ts'),
+    );
+    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
+    opened.push(ctx);
+    return ctx;
+  }
+
+  it('fence-live-only: a stale epoch writes once its successor released the lease or let it lapse', async () => {
+    const fenced = check(leaseChecks, 'a fenced epoch stays fenced once its successor released');
+    await expect(fenced.run(await inProcess('fence-live-only'))).rejects.toThrow(
+      /after its successor released the lease: the store accepted it .* it compares the lease only while a live lease is stored/,
+    );
+    await fenced.run(await correctStore());
+  });
+
+  it.each([
+    ['owner-ci', /owner ids were compared loosely, case-insensitively \("ALICE" for "alice"\)/],
+    ['owner-pad-space', /owner ids were compared loosely, ignoring trailing spaces \(a trailing space\)/],
+  ] as const)('%s: an owner variant leases another owner’s session', async (flaw, cause) => {
+    const ctx = await inProcess(flaw);
+    const exact = check(leaseChecks, 'owner and tenant are compared exactly');
+    await expect(exact.run(ctx)).rejects.toThrow(cause);
+    await expect(exact.run(ctx)).rejects.toThrow(
+      /expected SessionAccessDeniedError, but the lease was granted/,
+    );
+    await exact.run(await correctStore());
+  });
+
+  it('owner-ci: under a live lease the access check names the case-insensitive compare, not "busy"', async () => {
+    const ctx = await inProcess('owner-ci');
+    await expect(check(leaseChecks, 'a different owner or tenant is denied').run(ctx)).rejects.toThrow(
+      /expected SessionAccessDeniedError, got SessionBusyError .*: the caller passed the owner check and was stopped only by the live lease — owner ids were compared case-insensitively/,
+    );
+  });
+
+  it.each([
+    ['owner-pad-space', /the filter compared ids loosely, ignoring trailing spaces/],
+    ['list-filter-ci', /the filter compared ids loosely, case-insensitively \("ALICE" for "alice"\)/],
+    ['owner-ci', /the filter compared ids loosely, case-insensitively \("ALICE" for "alice"\)/],
+  ] as const)(
+    '%s: a listSessions filter with a variant id lists the original’s sessions',
+    async (flaw, cause) => {
+      const filters = check(isolationChecks, 'listSessions filters compare exactly');
+      await expect(filters.run(await inProcess(flaw))).rejects.toThrow(cause);
+      await filters.run(await correctStore());
+    },
+  );
+
+  it.each(['stale-cache', 'write-behind'] as const)(
+    '%s: an acknowledged append is not seen by a load on another instance',
+    async (flaw) => {
+      const acks = check(
+        appendLoadChecks,
+        'once an append is acknowledged, a load on another store instance',
+      );
+      await expect(acks.run(await inProcess(flaw))).rejects.toThrow(
+        /instance A appended, instance B loaded: the append was acknowledged with headSeq 3, but the other instance's load returned headSeq 1 .* an acknowledged write was not visible/,
+      );
+      await acks.run(await correctStore());
+    },
+  );
+
+  it('nul-refused: a store that refuses U+0000 fails a tool output holding one, named for it', async () => {
+    const nul = check(appendLoadChecks, 'U+0000 inside message content');
+    await expect(nul.run(await inProcess('nul-refused'))).rejects.toThrow(
+      /failed with Error \(code 22021\): invalid byte sequence .* the store refuses a character the boundary accepts/,
+    );
+    await nul.run(await correctStore());
+  });
+
+  it('nul-cut: a store whose driver reads content only up to U+0000 is told so', async () => {
+    await expect(
+      check(appendLoadChecks, 'U+0000 inside message content').run(await inProcess('nul-cut')),
+    ).rejects.toThrow(
+      /message #1's content "user text with a NUL \\u0000 inside" came back cut off at its first U\+0000 as "user text with a NUL " — the store or its driver reads text as a C string/,
+    );
+  });
+
+  it('proto-assign: a store that decodes JSON by assignment loses an own "__proto__" key to the prototype', async () => {
+    const proto = check(appendLoadChecks, 'an own "__proto__" key');
+    await expect(proto.run(await inProcess('proto-assign'))).rejects.toThrow(
+      /toolCalls\[0\]\.input: an own "__proto__" key came back as \{"a":1\} \(own keys \["a"\], inherits "polluted": true\) — the store decodes JSON into objects by assignment/,
+    );
+    await proto.run(await correctStore());
+  });
+
+  it('retention-client-clock: a sweep by a client whose clock runs ahead deletes a leased session', async () => {
+    const skewed = check(retentionChecks, 'deleteIdleSessions run by a client whose clock is ahead');
+    await expect(skewed.run(await inProcess('retention-client-clock'))).rejects.toThrow(
+      /called by a client whose clock runs 40000 ms ahead, deleted .*, which holds a live 30000 ms lease — the store judges lease liveness by the caller's clock/,
+    );
+    await skewed.run(await correctStore());
+  });
+
+  it('check-outside-txn: passes every in-process concurrency check, and fails when processes race', {
+    timeout: 240_000,
+  }, async () => {
+    const ctx = await open('check-outside-txn');
+    // One process with a synchronous driver never interleaves the check and the write …
+    await check(concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq').run(ctx);
+    await check(concurrencyChecks, 'writers that retry on SeqConflictError').run(ctx);
+    // … three processes do.
+    await expect(
+      check(processTierChecks, 'process tier: 3 processes appending to one session at once').run(ctx),
+    ).rejects.toThrow(
+      /120 appends acknowledged by 3 processes racing on one session: \d+ seqs were each acknowledged to more than one append .* appends with the same expectedSeq both committed: the store checks the head \(or the lease\) and writes in separate steps/,
+    );
   });
 
   it('the correct node:sqlite store passes the observer and the process tier', {

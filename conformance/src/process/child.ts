@@ -4,7 +4,7 @@
 // chosen fraction of an append's measured duration.
 import { writeSync } from 'node:fs';
 import { type AgentStore, run } from '@agentstore/core';
-import { openTargetModule, scriptedLlm } from '@agentstore/core/testing';
+import { openToolTarget, scriptedLlm } from '@agentstore/core/testing';
 import { batchMessages } from '../batches.ts';
 import { sessionInit } from '../fixtures.ts';
 import { PROCESS_SCRIPT, PROCESS_USER_MESSAGE_ID, processAgent } from './agent.ts';
@@ -69,6 +69,43 @@ async function appendBatches(store: AgentStore, config: ChildConfig): Promise<vo
   }
 }
 
+/** Waits for the parent's `go` on stdin: every racing child starts appending at the same moment. */
+async function awaitGo(): Promise<void> {
+  for await (const chunk of process.stdin) if (String(chunk).includes('go')) return;
+}
+
+/** Appends one message at a time at the loaded head; on SeqConflictError it reloads and retries. */
+async function raceAppends(store: AgentStore, config: ChildConfig): Promise<void> {
+  await awaitGo();
+  let acked = 0;
+  for (let attempt = 1; acked < config.batches; attempt++) {
+    if (attempt > config.batches * 200) {
+      throw Object.assign(
+        new Error(
+          `no progress: ${attempt - 1} appends at the loaded head, ${acked} acknowledged, the rest SeqConflictError — load keeps returning a head the store's own append refuses`,
+        ),
+        { code: 'NO_PROGRESS' },
+      );
+    }
+    const head = (await store.load(config.sessionId))?.session.headSeq ?? 0;
+    const batch = batchMessages(`race-${process.pid}`, acked + 1, 1);
+    const ids = batch.map((m) => m.id);
+    report({ t: 'start', batch: acked + 1, expectedSeq: head, ids });
+    try {
+      const { headSeq } = await store.append(config.sessionId, {
+        expectedSeq: head,
+        messages: batch,
+        session: { init: sessionInit() },
+        lease: null,
+      });
+      acked += 1;
+      report({ t: 'ack', batch: acked, ids, headSeq });
+    } catch (error) {
+      if ((error as { code?: unknown })?.code !== 'SEQ_CONFLICT') throw error;
+    }
+  }
+}
+
 async function runAgent(store: AgentStore, config: ChildConfig): Promise<string> {
   armKill(config.killAtTurn);
   const result = await run(
@@ -86,12 +123,14 @@ async function runAgent(store: AgentStore, config: ChildConfig): Promise<string>
 }
 
 async function main(config: ChildConfig): Promise<number> {
-  const target = await openTargetModule(config.module, config.options);
+  // Opened as a tool opens it, so a child that ends on its own (race mode) closes what the target opened.
+  const target = await openToolTarget(config.module, config.options);
   const store = await target.createStore();
   report({ t: 'ready', pid: process.pid });
   try {
     let status = 'appended';
     if (config.mode === 'run') status = await runAgent(store, config);
+    else if (config.mode === 'race') await raceAppends(store, config);
     else await appendBatches(store, config);
     report({ t: 'done', status });
     return 0;
@@ -104,7 +143,11 @@ async function main(config: ChildConfig): Promise<number> {
     });
     return 1;
   } finally {
-    await (target.destroyStore ? target.destroyStore(store) : store.close());
+    try {
+      await (target.destroyStore ? target.destroyStore(store) : store.close());
+    } finally {
+      await target.close();
+    }
   }
 }
 

@@ -20,8 +20,13 @@ export interface ChildConfig {
   module: string;
   options?: ConformanceTarget['reopen'];
   sessionId: string;
-  mode: 'appends' | 'run';
-  /** appends: how many batches to write (the child is usually killed first). */
+  /**
+   * appends: batches at the head until killed; run: the agent; race: one message at a time at the
+   * loaded head, reloading on SeqConflictError, until `batches` are acknowledged (never killed),
+   * started when the parent writes `go` to stdin, so several children race from the same moment.
+   */
+  mode: 'appends' | 'run' | 'race';
+  /** appends: how many batches to write (the child is usually killed first); race: how many to have acknowledged. */
   batches: number;
   /** Arm the self-kill after this many acknowledged appends (appends) or at the start (run). */
   armAfter: number;

@@ -30,13 +30,22 @@ async function childEntry(): Promise<{ script: string; execArgv: string[] }> {
  */
 export async function runChild(
   config: ChildConfig,
-  options: { killAfterMs?: number; timeoutMs?: number } = {},
+  options: {
+    killAfterMs?: number;
+    timeoutMs?: number;
+    /** Race mode: called on the child's `ready` line; `go` is written to its stdin once `gate` resolves. */
+    onReady?: () => void;
+    gate?: Promise<void>;
+  } = {},
 ): Promise<ChildRun> {
   const { spawn } = builtin('node:child_process');
   const { script, execArgv } = await childEntry();
   const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(config)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // A child that died before reading stdin breaks the pipe; its exit is what the caller reports.
+  child.stdin.on('error', () => {});
+  if (!options.gate) child.stdin.end();
   const lines: ChildLine[] = [];
   let stderr = '';
   let buffered = '';
@@ -53,6 +62,10 @@ export async function runChild(
       lines.push(parsed);
       if (parsed.t === 'ready' && options.killAfterMs !== undefined)
         killTimer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+      if (parsed.t === 'ready' && options.gate) {
+        options.onReady?.();
+        void options.gate.then(() => child.stdin.end('go\n'));
+      }
     }
   });
   child.stderr.setEncoding('utf8');

@@ -1,7 +1,8 @@
 import type { AgentStore, ListSessionsInput, SessionRecord } from '@agentstore/core';
-import { assert, assertEqual, assertMessages, preview, snapshot } from '../assertions.ts';
+import { assert, assertEqual, assertMessages, preview, snapshot, violation } from '../assertions.ts';
 import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import { asRecords, freshId, message, messages, plainId, seedSession, sessionInit } from '../fixtures.ts';
+import { looseBase, looseVariants } from '../hostile-values.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /** Every page of a listing, following `nextCursor`, with the page sizes seen. */
@@ -110,6 +111,34 @@ export const isolationChecks: ConformanceCheck[] = [
       await expect({ ownerId: o1 }, 'by owner across tenants');
       await expect({ tenantId: otherTenant }, 'by the other tenant');
       await expect({ tenantId: `tenant-${plainId()}` }, 'by a tenant with no sessions');
+    },
+  },
+  {
+    name: 'listSessions filters compare exactly: an owner, tenant or agent name with a trailing space, another case, an accent or another normalization finds nothing of the original’s',
+    async run({ store }) {
+      const fields = {
+        ownerId: looseBase('owner'),
+        tenantId: looseBase('tenant'),
+        agentName: looseBase('agent'),
+      } as const;
+      const id = `loose${plainId()}`;
+      await seedSession(store, id, 1, sessionInit(fields));
+      for (const [field, base] of Object.entries(fields) as [keyof typeof fields, string][]) {
+        const exact = await listAll(store, { [field]: base, limit: 100 });
+        assertEqual(
+          exact.sessions.map((s) => s.id),
+          [id],
+          `listSessions({ ${field}: ${preview(base)} }) (the exact value)`,
+        );
+        for (const variant of looseVariants(base)) {
+          const { sessions } = await listAll(store, { [field]: variant.value, limit: 100 });
+          if (sessions.some((s) => s.id === id)) {
+            violation(
+              `listSessions({ ${field}: ${preview(variant.value)} }) returned session ${id}, whose ${field} is ${preview(base)}: the filter compared ids loosely, ${variant.how} — so a caller listing its own sessions sees another owner's or tenant's. Filter with exact comparison (a binary collation; never trimmed, case-folded, accent-folded or normalized)`,
+            );
+          }
+        }
+      }
     },
   },
   {

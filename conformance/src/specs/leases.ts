@@ -1,4 +1,10 @@
-import { type AgentStore, MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS, SessionNotFoundError } from '@agentstore/core';
+import {
+  type AgentStore,
+  MAX_LEASE_TTL_MS,
+  MIN_LEASE_TTL_MS,
+  type SessionInit,
+  SessionNotFoundError,
+} from '@agentstore/core';
 import {
   assert,
   assertEqual,
@@ -7,9 +13,11 @@ import {
   expectStoreError,
   preview,
   snapshot,
+  violation,
 } from '../assertions.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import { freshId, messages, seedSession, sessionInit, sleep, withClockSkew } from '../fixtures.ts';
+import { looseBase, looseVariants } from '../hostile-values.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /** Short TTLs and real waiting (plus the store's declared clock skew, if any). */
@@ -25,6 +33,88 @@ const skewOf = (store: AgentStore) => store.maxClockSkewMs ?? 0;
 
 /** Sleeps until a lease of `ttlMs` granted now has expired for every taker. */
 const outlive = (store: AgentStore, ttlMs: number) => sleep(ttlMs + skewOf(store) + 60);
+
+/**
+ * An append at the real head by a holder whose epoch was superseded must get LeaseLostError and
+ * write nothing, whether or not a live lease is stored right now.
+ */
+async function assertFenced(
+  ctx: CheckContext,
+  sessionId: string,
+  stale: { holder: string; epoch: number },
+  current: number,
+  after: string,
+): Promise<void> {
+  const before = await snapshot(ctx, sessionId);
+  const head = before.loaded?.session.headSeq ?? 0;
+  const what = `append at the head ${head} by epoch ${stale.epoch}, fenced by epoch ${current}, after ${after}`;
+  let outcome: unknown;
+  try {
+    outcome = await ctx.store.append(sessionId, { expectedSeq: head, messages: messages(1), lease: stale });
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'LEASE_LOST') {
+      violation(
+        `${what}: expected LeaseLostError, got ${(error as Error).name} (code ${String(code)}): ${(error as Error).message}`,
+      );
+    }
+    await assertUnchanged(ctx, sessionId, before, what);
+    return;
+  }
+  violation(
+    `${what}: the store accepted it (${preview(outcome)}) — it compares the lease only while a live lease is stored, so a stale writer writes again as soon as no one holds the session. A lease token must match the stored holder and epoch whenever one is given (appendLeaseMatches from @agentstore/core/store); only lease: null depends on liveness`,
+  );
+}
+
+/**
+ * acquireLease by a caller whose owner or tenant differs from the session's must be
+ * SessionAccessDeniedError with the not-found message. `loose` names what a store that lets
+ * this caller through did wrong, when the only difference is one a loose collation ignores.
+ */
+async function expectAccessDenied(
+  ctx: CheckContext,
+  sessionId: string,
+  init: SessionInit,
+  loose?: string,
+): Promise<void> {
+  const what = `acquireLease with owner ${preview(init.ownerId)} / tenant ${preview(init.tenantId)}`;
+  const cause = loose
+    ? ` — ${loose}. Compare owner and tenant ids exactly, as the values they are (a binary collation; never trimmed, case-folded, accent-folded or normalized), or one user's id opens another's session`
+    : '';
+  let granted: unknown;
+  try {
+    granted = await ctx.store.acquireLease(sessionId, {
+      holder: holderId('stranger'),
+      ttlMs: LONG_TTL_MS,
+      init,
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'SESSION_ACCESS_DENIED') {
+      assertEqual(
+        (error as { sessionId?: unknown }).sessionId,
+        sessionId,
+        'SessionAccessDeniedError.sessionId',
+      );
+      assertEqual(
+        (error as Error).message,
+        new SessionNotFoundError({ sessionId }).message,
+        'SessionAccessDeniedError.message',
+      );
+      return;
+    }
+    const got = `${(error as Error).name} (code ${String(code)}): ${(error as Error).message}`;
+    if (code === 'SESSION_BUSY' && loose) {
+      violation(
+        `${what}: expected SessionAccessDeniedError, got ${got}: the caller passed the owner check and was stopped only by the live lease${cause}`,
+      );
+    }
+    violation(`${what}: expected SessionAccessDeniedError, got ${got}${cause}`);
+  }
+  violation(
+    `${what}: expected SessionAccessDeniedError, but the lease was granted (${preview(granted)})${cause}`,
+  );
+}
 
 export const leaseChecks: ConformanceCheck[] = [
   {
@@ -352,36 +442,54 @@ export const leaseChecks: ConformanceCheck[] = [
       const { epoch } = await store.acquireLease(id, { holder, ttlMs: LONG_TTL_MS, init });
       await store.append(id, { expectedSeq: 0, messages: messages(1), lease: { holder, epoch } });
       const before = await snapshot(ctx, id);
-      const strangers = [
-        { ...init, ownerId: `owner-${crypto.randomUUID()}` },
-        { ...init, tenantId: `tenant-${crypto.randomUUID()}` },
-        { ...init, ownerId: null },
-        { ...init, tenantId: null },
-        { ...init, ownerId: owner.toUpperCase() },
+      const strangers: { init: SessionInit; loose?: string }[] = [
+        { init: { ...init, ownerId: `owner-${crypto.randomUUID()}` } },
+        { init: { ...init, tenantId: `tenant-${crypto.randomUUID()}` } },
+        { init: { ...init, ownerId: null } },
+        { init: { ...init, tenantId: null } },
+        {
+          init: { ...init, ownerId: owner.toUpperCase() },
+          loose: `owner ids were compared case-insensitively: ${preview(owner.toUpperCase())} was taken for ${preview(owner)}`,
+        },
       ];
       for (const stranger of strangers) {
-        const error = await expectStoreError(
-          store.acquireLease(id, { holder: holderId('b'), ttlMs: LONG_TTL_MS, init: stranger }),
-          'SESSION_ACCESS_DENIED',
-          `acquireLease with owner ${preview(stranger.ownerId)} / tenant ${preview(stranger.tenantId)}`,
-        );
-        assertEqual(error.sessionId, id, 'SessionAccessDeniedError.sessionId');
-        assertEqual(
-          error.message,
-          new SessionNotFoundError({ sessionId: id }).message,
-          'SessionAccessDeniedError.message',
-        );
+        await expectAccessDenied(ctx, id, stranger.init, stranger.loose);
         await assertUnchanged(ctx, id, before, 'denied acquireLease');
       }
       // A released session with no live lease is still not open to strangers.
       await store.releaseLease(id, { holder, epoch });
       const released = await snapshot(ctx, id);
       await expectStoreError(
-        store.acquireLease(id, { holder: holderId('c'), ttlMs: LONG_TTL_MS, init: strangers[0]! }),
+        store.acquireLease(id, { holder: holderId('c'), ttlMs: LONG_TTL_MS, init: strangers[0]!.init }),
         'SESSION_ACCESS_DENIED',
         'acquireLease by another owner of a session whose lease is free',
       );
       await assertUnchanged(ctx, id, released, 'denied acquireLease of a free session');
+    },
+  },
+  {
+    name: 'owner and tenant are compared exactly: a trailing space, another case, an accent or another Unicode normalization is another owner',
+    async run(ctx) {
+      const { store } = ctx;
+      const owner = looseBase('owner');
+      const tenant = looseBase('tenant');
+      const id = freshId('loose-owner');
+      const init = sessionInit({ ownerId: owner, tenantId: tenant });
+      await seedSession(store, id, 1, init);
+      // No live lease: a store that lets a variant through grants it, rather than saying busy.
+      const before = await snapshot(ctx, id);
+      for (const [field, base] of [
+        ['ownerId', owner],
+        ['tenantId', tenant],
+      ] as const) {
+        for (const variant of looseVariants(base)) {
+          const loose = `${field === 'ownerId' ? 'owner' : 'tenant'} ids were compared loosely, ${variant.how}: ${preview(variant.value)} was taken for ${preview(base)}`;
+          await expectAccessDenied(ctx, id, { ...init, [field]: variant.value }, loose);
+          await assertUnchanged(ctx, id, before, `acquireLease with ${field} ${preview(variant.value)}`);
+        }
+      }
+      // The exact owner and tenant still lease it.
+      await store.acquireLease(id, { holder: holderId('owner'), ttlMs: LONG_TTL_MS, init });
     },
   },
   {
@@ -501,6 +609,49 @@ export const leaseChecks: ConformanceCheck[] = [
         );
       }
       await assertUnchanged(ctx, id, before, 'appends by a fenced holder');
+    },
+  },
+  {
+    name: 'a fenced epoch stays fenced once its successor released the lease, and once its successor let it lapse',
+    async run(ctx) {
+      const { store } = ctx;
+      const id = freshId('fenced-free');
+      await seedSession(store, id, 1);
+      const a = holderId('a');
+      const old = await store.acquireLease(id, { holder: a, ttlMs: SHORT_TTL_MS, init: sessionInit() });
+      await outlive(store, SHORT_TTL_MS);
+      const b = holderId('b');
+      const taken = await store.acquireLease(id, { holder: b, ttlMs: LONG_TTL_MS, init: sessionInit() });
+      await store.append(id, {
+        expectedSeq: 1,
+        messages: messages(1),
+        lease: { holder: b, epoch: taken.epoch },
+      });
+      await store.releaseLease(id, { holder: b, epoch: taken.epoch });
+      await assertFenced(
+        ctx,
+        id,
+        { holder: a, epoch: old.epoch },
+        taken.epoch,
+        'its successor released the lease',
+      );
+      // A third holder takes the free session and crashes: its lease lapses with nobody after it.
+      const c = holderId('c');
+      const lapsed = await store.acquireLease(id, { holder: c, ttlMs: SHORT_TTL_MS, init: sessionInit() });
+      await outlive(store, SHORT_TTL_MS);
+      for (const stale of [
+        { holder: a, epoch: old.epoch },
+        { holder: b, epoch: taken.epoch },
+      ]) {
+        await assertFenced(ctx, id, stale, lapsed.epoch, 'its successor’s lease lapsed, untaken');
+      }
+      // The lapsed holder itself may still write: nobody took over (fencing is by epoch).
+      const head = (await store.load(id))?.session.headSeq ?? 0;
+      await store.append(id, {
+        expectedSeq: head,
+        messages: messages(1),
+        lease: { holder: c, epoch: lapsed.epoch },
+      });
     },
   },
   {

@@ -30,8 +30,19 @@ const APPEND_KILLS: ReadonlyArray<{ armAfter: number; killAtTurn: number; killAt
 ];
 const APPEND_TRIALS = APPEND_KILLS.length;
 const RUN_KILL_TURNS = [1, 3, 6, 10, 16, 0];
-const LEASE_TTL_MS = 300;
+/**
+ * Every lease of the tier outlasts any stall a loaded machine can impose: a child's run() that
+ * lost a short lease to scheduling once failed a correct store. After a kill, the parent frees
+ * the dead child's lease (as a supervisor that saw its worker die would) instead of waiting for
+ * it to expire; expiry itself is the lease spec's to prove.
+ */
+const LEASE_TTL_MS = 10_000;
 const RESUME_TTL_MS = 10_000;
+/** Processes racing appends on one session, and how many each must have acknowledged. */
+const RACE_WRITERS = 3;
+const RACE_APPENDS = 40;
+const RACE_CAUSE =
+  "the store checks the head (or the lease) and writes in separate steps, so another process's append lands between one's check and its write. Within one process a synchronous driver never interleaves them, so only several processes show it. Check and write in one transaction that holds the row from the read (BEGIN IMMEDIATE, SELECT … FOR UPDATE, or an UPDATE … WHERE head_seq = expectedSeq whose row count decides), or in one conditional request";
 
 const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
 
@@ -102,6 +113,58 @@ async function settle(ctx: CheckContext, sessionId: string): Promise<void> {
     if (next === last) return;
     last = next;
   }
+}
+
+/** Frees the lease a killed child held, by its holder and epoch: the child will never release it. */
+async function releaseDeadLease(ctx: CheckContext, sessionId: string): Promise<void> {
+  const lease = (await ctx.store.load(sessionId))?.session.lease;
+  if (lease) await ctx.store.releaseLease(sessionId, { holder: lease.holder, epoch: lease.epoch });
+}
+
+/** Every id in `ids` that occurs more than once, with its count. */
+function repeated(ids: readonly (string | number)[]): [string | number, number][] {
+  const counts = new Map<string | number, number>();
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return [...counts].filter(([, n]) => n > 1);
+}
+
+/**
+ * After several processes raced appends on one session (none killed): each acknowledged append
+ * at its own seq, each acknowledged message stored once, one row per seq, the head at the count.
+ */
+async function assertRaceOutcome(ctx: CheckContext, sessionId: string, children: ChildRun[]): Promise<void> {
+  const acks = children.flatMap((child) => child.lines.flatMap((line) => (line.t === 'ack' ? [line] : [])));
+  const total = acks.length;
+  const what = `${total} appends acknowledged by ${children.length} processes racing on one session`;
+  const sameSeq = repeated(acks.map((ack) => ack.headSeq));
+  if (sameSeq.length > 0) {
+    violation(
+      `${what}: ${sameSeq.length} seqs were each acknowledged to more than one append (seq ${sameSeq[0]![0]}: ${sameSeq[0]![1]} appends) — appends with the same expectedSeq both committed: ${RACE_CAUSE}`,
+    );
+  }
+  const raw = ctx.capabilities.raw;
+  if (raw) {
+    const doubled = repeated((await raw.messages(sessionId)).map((row) => row.seq));
+    if (doubled.length > 0) {
+      violation(
+        `${what}: the raw reader finds ${doubled.length} seqs held by more than one message row (seq ${doubled[0]![0]}: ${doubled[0]![1]} rows) — ${RACE_CAUSE}`,
+      );
+    }
+  }
+  const loaded = await ctx.store.load(sessionId);
+  const head = loaded?.session.headSeq ?? 0;
+  if (head !== total) {
+    violation(
+      `${what}: the head is ${head}, not ${total} — acknowledged appends were written over: ${RACE_CAUSE}`,
+    );
+  }
+  const stored = (loaded?.messages ?? []).map((m) => m.id);
+  const lost = acks.flatMap((ack) => ack.ids).filter((id) => !stored.includes(id));
+  if (lost.length > 0)
+    violation(`${what}: ${lost.length} acknowledged messages are missing: ${preview(lost)}`);
+  const twice = repeated(stored);
+  if (twice.length > 0) violation(`${what}: messages stored more than once: ${preview(twice)}`);
+  await assertContiguous(ctx, sessionId, what);
 }
 
 /**
@@ -209,6 +272,73 @@ function assertRunOutcome(
 
 export const processTierChecks: ConformanceCheck[] = [
   {
+    name: `process tier: ${RACE_WRITERS} processes appending to one session at once (reloading on SeqConflictError) leave every acknowledged message once, one row per seq and the head at the count acknowledged`,
+    requires: ['process'],
+    timeoutMs: 240_000,
+    async run(ctx) {
+      const { module, reopen } = ctx.target;
+      if (!module) throw new Error(`${ctx.target.name}: the process tier needs target.module`);
+      const sessionId = freshId('process-race');
+      let ready = 0;
+      let go = () => {};
+      const gate = new Promise<void>((resolve) => {
+        go = resolve;
+      });
+      const config: ChildConfig = {
+        module,
+        ...(reopen ? { options: reopen } : {}),
+        sessionId,
+        mode: 'race',
+        batches: RACE_APPENDS,
+        armAfter: 0,
+        killAtTurn: 0,
+        leaseTtlMs: LEASE_TTL_MS,
+      };
+      try {
+        const children = await Promise.all(
+          Array.from({ length: RACE_WRITERS }, () =>
+            runChild(config, {
+              gate,
+              timeoutMs: 200_000,
+              onReady: () => {
+                ready += 1;
+                if (ready === RACE_WRITERS) go();
+              },
+            }).finally(go),
+          ),
+        );
+        for (const child of children) {
+          if (!child.lines.some((line) => line.t === 'ready')) {
+            throw new Error(
+              `${ctx.target.name}: a child process could not open the target from ${module} (exit ${child.code ?? child.signal}):\n${child.stderr}`,
+            );
+          }
+          const failed = child.lines.find((line) => line.t === 'error');
+          if (failed?.t === 'error' && failed.code === 'NO_PROGRESS') {
+            violation(
+              `a child process racing appends made ${failed.message}: its store instance serves a stale session (a per-instance cache), so it can never append at the real head`,
+            );
+          }
+          if (failed?.t === 'error') {
+            violation(
+              `in a child process racing appends, an append failed with something other than SeqConflictError: ${failed.code ?? 'error'}: ${failed.message}`,
+            );
+          }
+          // No kill was planned here: a child that never reported done hung in an append and was
+          // killed by the backstop.
+          if (!child.lines.some((line) => line.t === 'done')) {
+            violation(
+              `a child process racing appends never finished (exit ${child.code ?? child.signal}, ${child.lines.filter((line) => line.t === 'ack').length} of ${RACE_APPENDS} appends acknowledged): an append never settled`,
+            );
+          }
+        }
+        await assertRaceOutcome(ctx, sessionId, children);
+      } finally {
+        await ctx.store.deleteSession(sessionId);
+      }
+    },
+  },
+  {
     name: `process tier: ${APPEND_TRIALS} child processes SIGKILLed inside appends leave a session that loads whole, agrees with the raw reader and takes an append at its head`,
     requires: ['process', 'durable'],
     timeoutMs: 240_000,
@@ -251,6 +381,8 @@ export const processTierChecks: ConformanceCheck[] = [
         try {
           const child = await childFor(ctx, config, killAtTurn === 0 ? 5 + Math.random() * 80 : undefined);
           const how = `a SIGKILL inside run() ${killAtTurn > 0 ? `on event-loop turn ${killAtTurn}` : 'at a random moment'}`;
+          await settle(ctx, sessionId);
+          await releaseDeadLease(ctx, sessionId);
           const effects = child.lines.flatMap((line) => (line.t === 'effect' ? [line] : []));
           const result = await run(
             processAgent((tool, toolCallId) => effects.push({ t: 'effect', tool, toolCallId })),

@@ -8,7 +8,7 @@ import {
   violation,
 } from '../assertions.ts';
 import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
-import { freshId, message, seedSession, sleep } from '../fixtures.ts';
+import { freshId, message, seedSession, sleep, withClockSkew } from '../fixtures.ts';
 import type { ConformanceTarget } from '../target.ts';
 
 /** Waits until the clock has moved past `iso` (a few ms at most): timestamps before and after differ. */
@@ -141,6 +141,36 @@ export const retentionChecks: ConformanceCheck[] = [
           await assertGone(ctx, id, `${id} (deleted during the race)`);
         }
       }
+    },
+  },
+  {
+    name: 'deleteIdleSessions run by a client whose clock is ahead by more than the lease TTL keeps a session holding a live lease (liveness by the authority clock)',
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const { store } = ctx;
+      // As in the lease checks: no declared skew, so no client clock may be trusted (a 30 s lease,
+      // a clock 40 s ahead); a declared skew, so a clock off by less than it must be tolerated.
+      const skew = store.maxClockSkewMs ?? 0;
+      const ttlMs = skew > 0 ? Math.max(1_000, Math.floor(skew * 0.4)) : 30_000;
+      const offMs = skew > 0 ? Math.floor(skew * 0.8) : 40_000;
+      const leased = freshId('retention-skew-leased');
+      await seedSession(store, leased, 2);
+      const idle = freshId('retention-skew-idle');
+      await seedSession(store, idle, 1);
+      const last = (await store.load(idle))!.session.updatedAt;
+      await clockPast(last);
+      const idleBefore = new Date().toISOString();
+      await clockPast(idleBefore);
+      // A worker resumes the idle session: it holds a live lease and has not appended yet.
+      await store.acquireLease(leased, { holder: 'retention-skew-holder', ttlMs, init: initOf() });
+      const deleted = await withClockSkew(offMs, () => sweep(store, idleBefore, 50));
+      assert(deleted.includes(idle), `the idle session ${idle} was not deleted by the skewed client's sweep`);
+      if (deleted.includes(leased)) {
+        violation(
+          `deleteIdleSessions, called by a client whose clock runs ${offMs} ms ahead, deleted ${leased}, which holds a live ${ttlMs} ms lease — the store judges lease liveness by the caller's clock (new Date()); judge it by the authority clock its leases are granted by (the database's), as acquireLease does`,
+        );
+      }
+      await assertKept(ctx, leased, 2, 'idle session holding a live lease, after a skewed sweep');
     },
   },
   {

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import type { ConformanceTarget } from '@agentstore/conformance';
 import { nodeSqliteStore, openDatabase } from './node-sqlite-store.ts';
 
+const utf8 = new TextDecoder();
+
 /** A fresh database file, removed when the process that made it exits. */
 function freshPath(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentstore-custom-store-'));
@@ -55,9 +57,13 @@ export function nodeSqliteTarget(options: { path?: string } = {}): ConformanceTa
             : null;
         },
         async messages(sessionId) {
-          return raw
-            .prepare('SELECT seq, id, role, content FROM agent_messages WHERE session_id = ? ORDER BY seq')
-            .all(sessionId) as unknown as { seq: number; id: string; role: string; content: string }[];
+          // Content as bytes: node:sqlite reads a TEXT value only up to its first U+0000.
+          const rows = raw
+            .prepare(
+              'SELECT seq, id, role, CAST(content AS BLOB) AS content FROM agent_messages WHERE session_id = ? ORDER BY seq',
+            )
+            .all(sessionId) as unknown as { seq: number; id: string; role: string; content: Uint8Array }[];
+          return rows.map((row) => ({ ...row, content: utf8.decode(row.content) }));
         },
       },
       // Bytes the store cannot decode, at one seq: load must report them, not skip them.

@@ -83,9 +83,12 @@ interface MessageRow {
   seq: number;
   id: string;
   role: string;
-  content: string;
+  /** The content's UTF-8 bytes: node:sqlite reads a TEXT value only up to its first U+0000. */
+  content: Uint8Array;
   meta: string;
 }
+
+const utf8 = new TextDecoder();
 
 const LIMITS: StoreLimits = { maxMessageBytes: 1024 * 1024, maxMessagesPerAppend: 500 };
 
@@ -103,7 +106,7 @@ function decodeMessage(sessionId: string, row: MessageRow): MessageRecord {
       id: row.id,
       seq: row.seq,
       role: row.role as MessageRecord['role'],
-      content: row.content,
+      content: utf8.decode(row.content),
       ...meta,
     };
   } catch (error) {
@@ -117,7 +120,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
   const sql = {
     session: db.prepare('SELECT * FROM agent_sessions WHERE id = ?'),
     messages: db.prepare(
-      'SELECT seq, id, role, content, meta FROM agent_messages WHERE session_id = ? AND seq > ? ORDER BY seq',
+      'SELECT seq, id, role, CAST(content AS BLOB) AS content, meta FROM agent_messages WHERE session_id = ? AND seq > ? ORDER BY seq',
     ),
     createSession: db.prepare(
       `INSERT INTO agent_sessions (id, agent_name, owner_id, tenant_id, state, head_seq, created_at, updated_at)
@@ -312,7 +315,9 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
           id: string;
           updated_at: string;
         }[];
-        const now = new Date().toISOString();
+        // Lease liveness by the database's clock, as acquireLease judges it: a sweep run on a host
+        // whose clock is ahead must not take a live lease for an expired one.
+        const now = new Date(dbNow()).toISOString();
         const deleted: string[] = [];
         for (const { id } of candidates) {
           if (sql.deleteIfIdle.run(id, idleBefore, now).changes === 0) continue;

@@ -53,9 +53,14 @@ function transactionTooLarge(sessionId: string, what: 'items' | 'bytes', size: n
 }
 
 /**
- * The message Puts of an append (each conditioned on its key being new), checked against the
- * transaction limits before any call: at most 99 items besides the session update, and the
- * aggregate size with room for a full-size session item.
+ * The message Puts of an append, checked against the transaction limits before any call: at most
+ * 99 items besides the session update, and the aggregate size with room for a full-size session
+ * item. The Puts carry no condition: the session update's `headSeq = expectedSeq` guard already
+ * lets exactly one append per seq commit, and the transaction is all or nothing, so an item at a
+ * seq past the head can only be a leftover of an earlier session under this id (its session item
+ * expired by TTL, or a deletion cut short). Overwriting it is what the new session must do; items
+ * the new session does not overwrite (seqs past its head, chunks past a message's `parts`) are
+ * never read as its own (see `decodeMessages` and `loadSession`).
  */
 export function messagePuts(
   context: StoreContext,
@@ -71,14 +76,7 @@ export function messagePuts(
     const encoded = encodeMessage(sessionId, pkBytes, input.expectedSeq + 1 + i, message, null);
     bytes += encoded.bytes;
     for (const item of encoded.items) {
-      puts.push({
-        Put: {
-          TableName: context.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': A.pk },
-        },
-      });
+      puts.push({ Put: { TableName: context.tableName, Item: item } });
     }
   });
   if (puts.length + 1 > MAX_TRANSACTION_ITEMS) {

@@ -3,7 +3,6 @@ import { appendLeaseMatches, validateAppendInput } from '@agentstore/core/store'
 import { type CancellationReason, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { appendToken, buildAppendTransaction, messagePuts } from './append-transaction.ts';
 import { backoff, errorName, type StoreContext } from './context.ts';
-import { purgeOrphanMessages } from './orphans.ts';
 import { storedHeadSeq, storedLease } from './session-item.ts';
 
 const MAX_ATTEMPTS = 5;
@@ -16,10 +15,9 @@ const TRANSIENT = new Set([
 ]);
 
 /**
- * What a cancelled append means. Reason 0 is the session update: its ALL_OLD item shows the
- * lease check failed (LeaseLostError, preferred when both checks fail, so a fenced writer always
- * learns it was fenced) or gives the stored head (SeqConflictError). A failed message Put means an
- * item already sits at a new seq.
+ * What a cancelled append means. Reason 0 is the session update, the only conditioned item: its
+ * ALL_OLD item shows the lease check failed (LeaseLostError, preferred when both checks fail, so
+ * a fenced writer always learns it was fenced) or gives the stored head (SeqConflictError).
  */
 function cancellationError(
   context: StoreContext,
@@ -27,8 +25,8 @@ function cancellationError(
   input: AppendInput,
   reasons: CancellationReason[],
   nowMs: number,
-): Error | 'retry' | 'orphans' | null {
-  const [session, ...puts] = reasons;
+): Error | 'retry' | null {
+  const [session] = reasons;
   if (session?.Code === 'ConditionalCheckFailed') {
     const stored = session.Item ? storedLease(sessionId, session.Item) : null;
     if (!appendLeaseMatches(stored, input.lease, nowMs - context.maxClockSkewMs)) {
@@ -44,12 +42,6 @@ function cancellationError(
       expectedSeq: input.expectedSeq,
       actualSeq: actualSeq === input.expectedSeq ? null : actualSeq,
     });
-  }
-  if (puts.some((reason) => reason.Code === 'ConditionalCheckFailed')) {
-    // The session is empty (its guard passed) yet message items exist: leftovers of a session
-    // that expired or whose deletion was cut short.
-    if (input.expectedSeq === 0 && session?.Code === 'None') return 'orphans';
-    return new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: null });
   }
   if (reasons.some((reason) => TRANSIENT.has(reason.Code ?? ''))) return 'retry';
   return null;
@@ -81,7 +73,6 @@ export async function appendMessages(
       ),
     );
   let command = build();
-  let purged = false;
   for (let attempt = 1; ; attempt++) {
     try {
       // Success, including a resend of this token after a commit whose response was lost.
@@ -95,14 +86,6 @@ export async function appendMessages(
         const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
         const mapped = cancellationError(context, sessionId, input, reasons, Date.now());
         if (mapped instanceof Error) throw mapped;
-        if (mapped === 'orphans') {
-          if (purged || !(await purgeOrphanMessages(context, sessionId))) {
-            throw new SeqConflictError({ sessionId, expectedSeq: input.expectedSeq, actualSeq: null });
-          }
-          purged = true;
-          command = build();
-          continue;
-        }
         // Cancelled means nothing was written; resend under a new token so no server-side
         // memory of the cancelled one can answer for it.
         if (mapped === 'retry') retry = fresh = true;

@@ -33,6 +33,10 @@ export const A = {
   gO: 'gO',
   gT: 'gT',
   gG: 'gG',
+  gOT: 'gOT',
+  gOG: 'gOG',
+  gTG: 'gTG',
+  gOTG: 'gOTG',
   gI: 'gI',
   /** Retention index sort key: ms of creation, moved up to the last append by retention sweeps. */
   idleAt: 'idleAt',

@@ -8,7 +8,7 @@ import { validateListSessionsInput } from '@agentstore/core/store';
 import { type AttributeValue, BatchGetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { A, namesIn } from './attributes.ts';
 import { backoff, type StoreContext, UNPROCESSED_ATTEMPTS } from './context.ts';
-import { GSI, type IndexName, partitionsOf } from './index-keys.ts';
+import { GSI, INDEX_ATTRIBUTE, listingIndex } from './index-keys.ts';
 import { SESSION_SK } from './keys.ts';
 import { decodeSession, type Item } from './session-item.ts';
 
@@ -41,13 +41,15 @@ async function getSessions(context: StoreContext, ids: string[]): Promise<Map<st
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /**
- * The first filter given (owner, then tenant, then agent name; none: every session) picks the
- * index; its partition values (one for an owner, SHARDS otherwise) are queried from the cursor
- * on, each for up to `limit + 1` ids that pass every filter (a FilterExpression on the projected
- * fields), and the merge of those is exactly the next `limit + 1` ids. The page's full records
- * then come from the table with BatchGetItem. GSIs are eventually consistent on real DynamoDB, so
- * a session created a moment ago can be missing from a listing for a moment. Order is
- * DynamoDB's: UTF-8 bytes of the id.
+ * The index that holds exactly the sessions the filters select (one per combination, see
+ * index-keys.ts) is queried in each of its partition values (one when an owner is given, SHARDS
+ * otherwise) from the cursor on, for up to `limit + 1` ids each, and the merge of those is
+ * exactly the next `limit + 1` ids: about one page of index entries whatever the filters. The
+ * filters are also checked on the projected fields (a FilterExpression), so a value long enough
+ * to be stored as a digest never mixes in another. The page's full records then come from the
+ * table with BatchGetItem. GSIs are eventually consistent on real DynamoDB, so a session created
+ * a moment ago can be missing from a listing for a moment. Order is DynamoDB's: UTF-8 bytes of
+ * the id.
  */
 export async function listSessions(
   context: StoreContext,
@@ -57,14 +59,8 @@ export async function listSessions(
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
   }
-  const [index, attribute, driving]: [IndexName, string, string | undefined] =
-    ownerId !== undefined
-      ? ['owner', A.gO, ownerId]
-      : tenantId !== undefined
-        ? ['tenant', A.gT, tenantId]
-        : agentName !== undefined
-          ? ['agent', A.gG, agentName]
-          : ['all', A.gA, undefined];
+  const { index, partitions } = listingIndex({ ownerId, tenantId, agentName });
+  const attribute = A[INDEX_ATTRIBUTE[index]];
   const values: Record<string, AttributeValue> = {};
   let keyCondition = `#${attribute} = :partition`;
   if (cursor != null) {
@@ -83,10 +79,8 @@ export async function listSessions(
   }
   const filter = filters.length > 0 ? filters.join(' AND ') : undefined;
   const names = namesIn(keyCondition, filter, '#pk');
-  // A filter only the driving one: its matches are the index entries themselves (bar digests).
-  const selective = filters.length > 1;
   const perPartition = await Promise.all(
-    partitionsOf(index, driving).map(async (partition) => {
+    partitions.map(async (partition) => {
       const ids: string[] = [];
       let startKey: Item | undefined;
       do {
@@ -99,7 +93,7 @@ export async function listSessions(
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: { ...values, ':partition': { S: partition } },
             ProjectionExpression: '#pk',
-            Limit: selective ? Math.min(1000, Math.max(100, (limit + 1) * 4)) : limit + 1,
+            Limit: limit + 1,
             ExclusiveStartKey: startKey,
           }),
         );

@@ -72,7 +72,9 @@ function decodeJson(sessionId: string, seq: number, json: string): MessageRecord
 
 /**
  * Rebuilds messages from message and chunk items in sort-key order. A piece that is missing,
- * out of place or undecodable is a CorruptRecordError naming the message's seq.
+ * out of place or undecodable is a CorruptRecordError naming the message's seq. A chunk item no
+ * message item claims (beyond its `parts`) is a leftover of an earlier session under the same
+ * id, whose message at that seq was larger; it is skipped, never joined to this one.
  */
 export function decodeMessages(sessionId: string, items: Item[]): MessageRecord[] {
   const messages: MessageRecord[] = [];
@@ -80,13 +82,7 @@ export function decodeMessages(sessionId: string, items: Item[]): MessageRecord[
     const item = items[i]!;
     const key = parseSk(item[A.sk]?.S ?? '');
     if (key === null || key.kind === 'session') continue;
-    if (key.kind === 'chunk') {
-      throw new CorruptRecordError({
-        sessionId,
-        seq: key.seq,
-        reason: `chunk ${key.index} has no message item before it`,
-      });
-    }
+    if (key.kind === 'chunk') continue;
     const head = item[A.body]?.S;
     if (head === undefined)
       throw new CorruptRecordError({ sessionId, seq: key.seq, reason: 'body is missing or not a string' });

@@ -6,7 +6,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { A } from './attributes.ts';
-import { GSI } from './index-keys.ts';
+import { GSI, INDEX_ATTRIBUTE, type IndexName } from './index-keys.ts';
 import { describeTableCheck, tableLayoutError, ttlEnabled } from './verify-table.ts';
 
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
@@ -26,8 +26,9 @@ export function validateTableName(tableName: unknown): asserts tableName is stri
  * CloudFormation if you manage tables there):
  * - `pk` (S) partition key = session id, `sk` (S) sort key = `m#<seq>` / `m#<seq>#<chunk>` / `session`;
  * - on-demand billing;
- * - five sparse indexes on session items (see index-keys.ts): one per listSessions filter
- *   (write-sharded partition values → `pk`, projecting only the filter fields) and one for
+ * - nine sparse indexes on session items (see index-keys.ts): one per combination of
+ *   listSessions filters (write-sharded partition values → `pk`, projecting only the filter
+ *   fields) and one for
  *   retention (→ `idleAt`); their attributes are written at creation only, so appends (which
  *   change headSeq, state, updatedAt) never write to an index.
  * TTL on the `ttl` attribute is a separate call (UpdateTimeToLive); `createTable` makes both.
@@ -40,7 +41,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: [
       { AttributeName: A.pk, AttributeType: 'S' },
       { AttributeName: A.sk, AttributeType: 'S' },
-      ...(['gA', 'gO', 'gT', 'gG', 'gI'] as const).map((name) => ({
+      ...([...Object.values(INDEX_ATTRIBUTE), 'gI'] as const).map((name) => ({
         AttributeName: A[name],
         AttributeType: 'S' as const,
       })),
@@ -54,12 +55,12 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
   };
 }
 
-/** The five session indexes, as CreateTable (or UpdateTable `Create`) wants them. */
+/** The nine session indexes, as CreateTable (or UpdateTable `Create`) wants them. */
 export function indexDefinitions() {
-  const listing = (name: string, attribute: string) => ({
-    IndexName: name,
+  const listing = (index: IndexName) => ({
+    IndexName: GSI[index],
     KeySchema: [
-      { AttributeName: attribute, KeyType: 'HASH' as const },
+      { AttributeName: A[INDEX_ATTRIBUTE[index]], KeyType: 'HASH' as const },
       { AttributeName: A.pk, KeyType: 'RANGE' as const },
     ],
     Projection: {
@@ -68,10 +69,7 @@ export function indexDefinitions() {
     },
   });
   return [
-    listing(GSI.all, A.gA),
-    listing(GSI.owner, A.gO),
-    listing(GSI.tenant, A.gT),
-    listing(GSI.agent, A.gG),
+    ...(Object.keys(INDEX_ATTRIBUTE) as IndexName[]).map(listing),
     {
       IndexName: GSI.idle,
       KeySchema: [

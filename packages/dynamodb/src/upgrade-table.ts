@@ -50,7 +50,7 @@ export async function upgradeTable(
   const attributes = tableDefinition(tableName).AttributeDefinitions!;
   for (const index of indexDefinitions()) {
     if (existing.has(index.IndexName)) continue;
-    const used = new Set(index.KeySchema.map((key) => key.AttributeName));
+    const used = new Set<string>(index.KeySchema.map((key) => key.AttributeName));
     await client.send(
       new UpdateTableCommand({
         TableName: tableName,

@@ -101,8 +101,37 @@ describe('DynamoDB session indexes', () => {
     }
   });
 
+  it('a combined filter that matches nothing reads no index entries, though each filter alone matches 10 or more', async () => {
+    // owner-3 is only in tenant-3 and agent-1; tenant-3 only has agent-1 sessions.
+    for (const [filter, queries, index] of [
+      [{ ownerId: 'owner-3', tenantId: 'tenant-2' }, 1, GSI.ownerTenant],
+      [{ ownerId: 'owner-3', agentName: 'agent-0' }, 1, GSI.ownerAgent],
+      [{ tenantId: 'tenant-3', agentName: 'agent-0' }, SHARDS, GSI.tenantAgent],
+      [{ ownerId: 'owner-3', tenantId: 'tenant-3', agentName: 'agent-0' }, 1, GSI.ownerTenantAgent],
+    ] as const) {
+      calls.length = 0;
+      expect(await store().listSessions({ ...filter, limit: 20 })).toEqual({
+        sessions: [],
+        nextCursor: null,
+      });
+      const queried = calls.filter((c) => c.command === QueryCommand.name);
+      expect(queried).toHaveLength(queries);
+      expect(queried.every((c) => c.index === index)).toBe(true);
+      expect(queried.reduce((n, c) => n + c.scanned, 0)).toBe(0);
+    }
+  });
+
   it('a page reads at most limit + 1 index entries per shard, whatever the table holds', async () => {
-    for (const filter of [{}, { ownerId: 'owner-3' }, { tenantId: 'tenant-1' }, { agentName: 'agent-0' }]) {
+    for (const filter of [
+      {},
+      { ownerId: 'owner-3' },
+      { tenantId: 'tenant-1' },
+      { agentName: 'agent-0' },
+      { ownerId: 'owner-3', tenantId: 'tenant-3' },
+      { ownerId: 'owner-2', agentName: 'agent-0' },
+      { tenantId: 'tenant-1', agentName: 'agent-1' },
+      { ownerId: 'owner-5', tenantId: 'tenant-1', agentName: 'agent-1' },
+    ]) {
       calls.length = 0;
       const page = await store().listSessions({ ...filter, limit: 4 });
       expect(page.sessions).toHaveLength(4);
@@ -118,6 +147,18 @@ describe('DynamoDB session indexes', () => {
     expect(await listAll({ agentName: 'agent-1' }, 30)).toEqual(expected((i) => i % 2 === 1));
     expect(await listAll({ tenantId: 'tenant-3', agentName: 'agent-1' }, 7)).toEqual(
       expected((i) => i % 4 === 3 && i % 2 === 1),
+    );
+    expect(await listAll({ ownerId: 'owner-3', tenantId: 'tenant-3' }, 3)).toEqual(
+      expected((i) => i % 16 === 3),
+    );
+    expect(await listAll({ ownerId: 'owner-4', agentName: 'agent-0' }, 4)).toEqual(
+      expected((i) => i % 16 === 4),
+    );
+    expect(await listAll({ tenantId: 'tenant-2', agentName: 'agent-0' }, 9)).toEqual(
+      expected((i) => i % 4 === 2),
+    );
+    expect(await listAll({ ownerId: 'owner-9', tenantId: 'tenant-1', agentName: 'agent-1' }, 2)).toEqual(
+      expected((i) => i % 16 === 9),
     );
   });
 

@@ -50,12 +50,16 @@ it('upgradeTable gives a 0.1 table the session indexes and backfills its session
       new UpdateItemCommand({
         TableName: tableName,
         Key: { pk: { S: id }, sk: { S: 'session' } },
-        UpdateExpression: 'REMOVE #a, #o, #t, #g, #i, #at',
+        UpdateExpression: 'REMOVE #a, #o, #t, #g, #ot, #og, #tg, #otg, #i, #at',
         ExpressionAttributeNames: {
           '#a': 'gA',
           '#o': 'gO',
           '#t': 'gT',
           '#g': 'gG',
+          '#ot': 'gOT',
+          '#og': 'gOG',
+          '#tg': 'gTG',
+          '#otg': 'gOTG',
           '#i': 'gI',
           '#at': 'idleAt',
         },
@@ -63,9 +67,18 @@ it('upgradeTable gives a 0.1 table the session indexes and backfills its session
     );
   }
   const first = await upgradeTable(client, tableName);
-  expect(first.createdIndexes).toHaveLength(5);
+  expect(first.createdIndexes).toHaveLength(9);
   expect(first.backfilled).toBe(3);
-  for (const filter of [{}, { ownerId: 'o1' }, { tenantId: 't1' }, { agentName: 'agent' }]) {
+  for (const filter of [
+    {},
+    { ownerId: 'o1' },
+    { tenantId: 't1' },
+    { agentName: 'agent' },
+    { ownerId: 'o1', tenantId: 't1' },
+    { ownerId: 'o1', agentName: 'agent' },
+    { tenantId: 't1', agentName: 'agent' },
+    { ownerId: 'o1', tenantId: 't1', agentName: 'agent' },
+  ]) {
     expect((await store.listSessions({ ...filter, limit: 10 })).sessions.map((s) => s.id)).toEqual([
       'a',
       'b',

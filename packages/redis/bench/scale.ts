@@ -3,6 +3,7 @@
  * and load, and the memory of the indexes, on a throwaway server (or AGENTSTORE_REDIS_URL), next
  * to the same figures at 1/100th of the size. Not in CI. From packages/redis:
  *   pnpm run scale                        # 20,000 sessions; SCALE_SESSIONS=… to change
+ *   SCALE_CLUSTER=1 pnpm run scale        # on a throwaway 3-master Redis Cluster instead
  */
 import {
   machineInfo,
@@ -12,18 +13,21 @@ import {
   timeOperation,
 } from '@agentstore/bench';
 import type { NewMessage } from '@agentstore/core';
-import { launchRedis } from '@agentstore/servers';
-import { Redis } from 'ioredis';
+import { launchRedis, launchRedisCluster } from '@agentstore/servers';
+import { Cluster, Redis } from 'ioredis';
 import { redisStore } from '../src/index.ts';
 import { indexKeys } from '../src/indexes.ts';
 
 const SESSIONS = Number(process.env.SCALE_SESSIONS ?? 20_000);
 const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 30);
+const CLUSTER = process.env.SCALE_CLUSTER === '1';
 
-function counter(client: Redis) {
+/** Counts the commands the client sends (a Cluster counts each command once, where it goes). */
+function counter(client: Redis | Cluster) {
   let count = 0;
-  const original = client.sendCommand.bind(client);
-  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+  const target = client as Redis;
+  const original = target.sendCommand.bind(target);
+  target.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
     count += 1;
     return original(...args);
   }) as Redis['sendCommand'];
@@ -42,21 +46,47 @@ const message = (i: number): NewMessage => ({
   createdAt: new Date().toISOString(),
 });
 
-async function run(url: string, sessions: number) {
-  const client = new Redis(url);
+type Connect = () => Redis | Cluster;
+
+/** The servers holding data: the masters of a Cluster, or the one server. */
+const serversOf = (client: Redis | Cluster): Redis[] =>
+  client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+
+async function usedMemory(client: Redis | Cluster): Promise<number> {
+  const infos = await Promise.all(serversOf(client).map((node) => node.info('memory')));
+  return infos.reduce((sum, info) => sum + Number(/used_memory:(\d+)/.exec(info)![1]), 0);
+}
+
+/** Every key matching `pattern` on every server, with the server that holds it. */
+async function keysOf(client: Redis | Cluster, pattern: string): Promise<[Redis, string][]> {
+  const found: [Redis, string][] = [];
+  for (const node of serversOf(client)) {
+    let scan = '0';
+    do {
+      const [next, keys] = await node.scan(scan, 'MATCH', pattern, 'COUNT', 1000);
+      for (const key of keys) found.push([node, key]);
+      scan = next;
+    } while (scan !== '0');
+  }
+  return found;
+}
+
+async function run(connect: Connect, sessions: number) {
+  const client = connect();
   const prefix = `scale-${sessions}-${Date.now().toString(36)}:`;
   const store = redisStore({ client }, { keyPrefix: prefix, checkDurability: false });
-  const before = Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
+  await client.ping();
+  const before = await usedMemory(client);
   // The first 10% go idle before the cutoff; the rest are created after it.
   const { cutoff, seedSeconds } = await seedScaleSessions(store, sessions, 200, message);
-  const after = Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
+  const after = await usedMemory(client);
   const ix = indexKeys(prefix);
-  const indexKeyNames = (await client.keys(`${prefix}ix:*`)) as string[];
+  const indexKeyNames = await keysOf(client, `${prefix}ix:*`);
   const sizes = await Promise.all(
-    indexKeyNames.map(async (key) => Number(await client.memory('USAGE', key))),
+    indexKeyNames.map(async ([node, key]) => Number(await node.memory('USAGE', key))),
   );
   const indexBytes = sizes.reduce((a, b) => a + b, 0);
-  const biggest = Math.max(...sizes);
+  const biggest = sizes.reduce((a, b) => Math.max(a, b), 0);
 
   const sent = counter(client);
   const rows: [string, string, string][] = [];
@@ -76,6 +106,8 @@ async function run(url: string, sessions: number) {
   await list('by agent', { agentName: 'agent-7' });
   await list('by absent owner', { ownerId: 'nobody' });
   await list('by tenant + agent', { tenantId: 'tenant-7', agentName: 'agent-7' });
+  await list('by owner + tenant', { ownerId: 'owner-7', tenantId: 'tenant-7' });
+  await list('by tenant + absent agent', { tenantId: 'tenant-7', agentName: 'nobody' });
   const id = `s-${String(Math.floor(sessions / 2)).padStart(8, '0')}`;
   sent.reset();
   await store.load(id);
@@ -106,12 +138,7 @@ async function run(url: string, sessions: number) {
     `${Math.round((after - before) / sessions)} B per session in all`,
     `indexes ${Math.round(indexBytes / sessions)} B per session over ${indexKeyNames.length} keys; biggest key ${(biggest / 1024).toFixed(0)} KiB (${ix.lex('a').length} buckets per index)`,
   ]);
-  let scan = '0';
-  do {
-    const [next, keys] = await client.scan(scan, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length) await client.unlink(...keys);
-    scan = next;
-  } while (scan !== '0');
+  for (const [node, key] of await keysOf(client, `${prefix}*`)) await node.unlink(key);
   await client.quit();
   return {
     label: `${sessions.toLocaleString('en')} sessions (created in ${seedSeconds.toFixed(0)} s)`,
@@ -119,17 +146,20 @@ async function run(url: string, sessions: number) {
   };
 }
 
-const server = await launchRedis();
+const server = CLUSTER ? await launchRedisCluster() : await launchRedis();
+const connect: Connect = () =>
+  'url' in server.info ? new Redis(server.info.url) : new Cluster(server.info.nodes);
 try {
   const atStart = machineInfo();
-  const info = new Redis(server.info.url);
-  const version = /redis_version:(\S+)/.exec(String(await info.info('server')))?.[1];
+  const info = connect();
+  await info.ping();
+  const version = /redis_version:(\S+)/.exec(String(await serversOf(info)[0]!.info('server')))?.[1];
   await info.quit();
   const results = [];
   for (const sessions of [Math.max(100, SESSIONS / 100), SESSIONS])
-    results.push(await run(server.info.url, sessions));
+    results.push(await run(connect, sessions));
   printScaleReport(
-    `Redis ${version} at size`,
+    `Redis ${version}${CLUSTER ? ' Cluster (3 masters)' : ''} at size`,
     SAMPLES,
     ['operation', 'ms', 'commands / notes'],
     results,

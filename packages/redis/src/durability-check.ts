@@ -4,8 +4,9 @@ import type { Cluster, Redis } from 'ioredis';
  * `AOF_DISABLED`: appendonly no (a restart loses acknowledged appends). `AOF_FSYNC_RELAXED`:
  * appendfsync everysec (a machine crash may lose about 1 s). `AOF_FSYNC_OS`: appendfsync no (the
  * OS decides when). `DURABILITY_UNVERIFIED`: the server refused CONFIG GET, so nothing is known.
- * `NODE_UNREACHABLE`: the node did not answer (down, failing over); it serves no writes, and the
- * next lease asks again.
+ * `NODE_UNREACHABLE`: the node (or, with `node: null`, the whole Cluster) did not answer (down,
+ * failing over, a network problem): a connection problem, not a verdict on durability. It serves
+ * no writes, and the next lease asks again (at most once a second).
  */
 export type RedisStoreWarningCode =
   | 'AOF_DISABLED'
@@ -103,23 +104,30 @@ async function checkNode(client: Redis): Promise<RedisStoreWarning[]> {
 
 /**
  * Asks the server, or every node of a Cluster (masters and replicas: a replica becomes the master
- * after a failover), for its AOF settings. Never throws: failures become DURABILITY_UNVERIFIED.
+ * after a failover), for its AOF settings. Never throws: a server that refuses is
+ * DURABILITY_UNVERIFIED, one that cannot be reached NODE_UNREACHABLE.
  */
 export async function checkDurability(client: Redis | Cluster): Promise<DurabilityReport> {
   let warnings: RedisStoreWarning[];
   if (client.isCluster) {
     const cluster = client as Cluster;
-    try {
-      await cluster.ping(); // waits until the slot map is known, so nodes() is filled
-      warnings = (await Promise.all(cluster.nodes('all').map(checkNode))).flat();
-    } catch (error) {
+    // Waits until the slot map is known, so nodes() is filled. If it fails, the nodes known so
+    // far (if any) still answer for themselves; none known is the Cluster being out of reach.
+    const reached = await cluster.ping().then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    const nodes = cluster.nodes('all');
+    if (reached !== null && nodes.length === 0) {
       warnings = [
         {
-          code: 'DURABILITY_UNVERIFIED',
+          code: 'NODE_UNREACHABLE',
           node: null,
-          message: `@agentstore/redis could not reach the cluster to check durability (${String(error)}).`,
+          message: `@agentstore/redis could not reach the cluster to check durability (${reached}); it is checked again on the next lease.`,
         },
       ];
+    } else {
+      warnings = (await Promise.all(nodes.map(checkNode))).flat();
     }
   } else {
     warnings = await checkNode(client as Redis);

@@ -8,7 +8,7 @@ import {
 } from '@agentstore/core';
 import { parseRetentionCursor, type RetentionRequest } from '@agentstore/core/store';
 import type { Cluster, Redis } from 'ioredis';
-import { INDEX_BUCKETS, type IndexKeys, type IndexKind } from './indexes.ts';
+import { INDEX_BUCKETS, type IndexKeys, indexFor } from './indexes.ts';
 import { indexMember, type KeySpace, sessionIdFromMember } from './keys.ts';
 import type { ScriptRunner } from './script-runner.ts';
 
@@ -31,9 +31,10 @@ export function indexedFields(stored: (string | null | undefined)[]): IndexedFie
 }
 
 /**
- * Cluster only: adds a session to every index it belongs to. Called before the creating script
- * (a session that exists is always listed) and again after it, which undoes a prune that raced
- * the creation (see `pruneStale`).
+ * Cluster only: adds a session to every index it belongs to. Called once, between the creating
+ * script's two runs: after its creation marker is set (so a racing prune puts back what it
+ * removes, see `pruneStale`) and before the session exists (so a session that exists is always
+ * listed).
  */
 export async function addToIndexes(
   ctx: IndexContext,
@@ -62,8 +63,9 @@ export async function removeFromIndexes(ctx: IndexContext, sessionId: string, fi
 /**
  * An index entry whose session is gone (expired, deleted, or a creation that failed) is removed.
  * Standalone: one script checks and removes atomically. Cluster (index and session in different
- * slots): remove, then look again and put it back if the session exists by now; a creation
- * re-adds its entries after creating, so an entry is never lost whichever way the two interleave.
+ * slots): remove, then look again and put it back if the session exists by now or a creation of
+ * it is in progress (its marker, set before the creation adds any entry and dropped only when the
+ * session exists), so an entry is never lost whichever way the two interleave.
  */
 export async function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
   const member = indexMember(sessionId);
@@ -73,29 +75,25 @@ export async function pruneStale(ctx: IndexContext, key: string, sessionId: stri
     return;
   }
   if ((await ctx.client.zrem(key, member)) === 0) return;
-  if ((await ctx.client.exists(sessionKey)) === 1) await ctx.client.zadd(key, 0, member);
+  const creatingKey = ctx.keys.session(sessionId).creating;
+  if ((await ctx.client.exists(sessionKey, creatingKey)) > 0) await ctx.client.zadd(key, 0, member);
 }
 
 /**
- * The first filter given drives the scan (owner, then tenant, then agent name; none: the index of
- * every session); further filters are checked on the sessions it yields. Each round reads at most
- * `batch` entries from each bucket and keeps the first `batch` of their merge, which are exactly
- * the next `batch` ids of the whole index.
+ * Walks the one index that holds exactly the sessions the filters select (every combination of
+ * owner, tenant and agent name has its own, see indexes.ts), so a page reads about `limit`
+ * entries whichever filters are given. Each round reads at most `batch` entries from each bucket
+ * and keeps the first `batch` of their merge, which are exactly the next `batch` ids of the whole
+ * index. The filters are still checked on each record (a safety net: an entry never outlives its
+ * session's fields, which do not change).
  */
 export async function listSessions(ctx: IndexContext, input: ListSessionsInput): Promise<ListSessionsResult> {
   const { ownerId, tenantId, agentName, limit, cursor } = input;
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
   }
-  const [kind, value]: [IndexKind, string | undefined] =
-    ownerId !== undefined
-      ? ['o', ownerId]
-      : tenantId !== undefined
-        ? ['t', tenantId]
-        : agentName !== undefined
-          ? ['g', agentName]
-          : ['a', undefined];
-  const bucketKeys = ctx.ix.lex(kind, value);
+  const { kind, values } = indexFor({ ownerId, tenantId, agentName });
+  const bucketKeys = ctx.ix.lex(kind, values);
   const matches = (s: SessionRecord) =>
     (ownerId === undefined || s.ownerId === ownerId) &&
     (tenantId === undefined || s.tenantId === tenantId) &&

@@ -43,6 +43,8 @@ export interface SessionKeys {
   session: string;
   /** List: message JSON, element i holds seq i + 1. */
   messages: string;
+  /** Cluster only, short-lived: a creation is adding the session's index entries (see scripts.ts). */
+  creating: string;
 }
 
 export interface KeySpace {
@@ -58,7 +60,7 @@ export function keySpace(prefix: string): KeySpace {
     index: `${prefix}sessions`,
     session(sessionId) {
       const base = `${prefix}{${sessionTag(sessionId)}}`;
-      return { session: `${base}:s`, messages: `${base}:m` };
+      return { session: `${base}:s`, messages: `${base}:m`, creating: `${base}:c` };
     },
   };
 }

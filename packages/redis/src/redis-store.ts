@@ -44,7 +44,7 @@ import {
   reindexLegacy,
   removeFromIndexes,
 } from './index-ops.ts';
-import { indexKeys } from './indexes.ts';
+import { bucketOf, indexKeys } from './indexes.ts';
 import { DEFAULT_KEY_PREFIX, indexMember, keySpace, validateKeyPrefix } from './keys.ts';
 import { scriptRunner } from './script-runner.ts';
 
@@ -98,6 +98,13 @@ export interface RedisAgentStore extends AgentStore {
  */
 export const REDIS_LIMITS: StoreLimits = { maxMessageBytes: 1024 * 1024, maxMessagesPerAppend: 500 };
 
+/**
+ * How often an acquire asks an unreachable node again (or the recheck interval, if shorter). An
+ * unreachable node serves no writes; the short interval bounds how long one that comes back
+ * with weaker persistence can take writes before the store notices.
+ */
+const UNREACHABLE_RECHECK_MS = 1000;
+
 /** Unique per append() call across processes: a random process prefix and a counter. */
 const APPEND_TOKEN_PREFIX = `${randomBytes(8).toString('base64url')}.`;
 let appendCounter = 0;
@@ -133,7 +140,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     });
   }
   // A Lua script may touch keys of one Cluster slot only; on a standalone server the index
-  // update rides inside the creating script, on a Cluster it is a separate command first.
+  // update rides inside the creating script, on a Cluster it is separate commands in between
+  // the script's two runs (see createSession in scripts.ts).
   const isCluster = client.isCluster;
   const keys = keySpace(prefix);
   const scripts = scriptRunner(client);
@@ -157,6 +165,9 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
 
   const checking = options.checkDurability !== false;
   let report: DurabilityReport | null = null;
+  /** performance.now() when the last check settled: an unreachable node is asked again only later. */
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  const unreachableRecheckMs = Math.min(UNREACHABLE_RECHECK_MS, recheckMs);
   let inFlight: Promise<DurabilityReport> | null = null;
   const recheckDurability = (): Promise<DurabilityReport> => {
     if (!checking) return Promise.resolve({ verified: false, warnings: [] });
@@ -164,6 +175,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     inFlight ??= checkDurability(client)
       .then((fresh) => {
         report = fresh;
+        checkedAt = performance.now();
         if (!closed) for (const warning of fresh.warnings) onWarning(warning);
         return fresh;
       })
@@ -197,11 +209,36 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
 
   const ix = indexKeys(prefix);
 
-  /** The script's keys: the session's two, plus (standalone, creating) every index it joins. */
+  /**
+   * The script's keys: the session's two, plus, when it may create the session, every index it
+   * joins (standalone) or its creation marker (Cluster, same slot as the session).
+   */
   const scriptKeys = (sessionId: string, creating: SessionInit | null): string[] => {
     const k = keys.session(sessionId);
-    if (isCluster || creating === null) return [k.session, k.messages];
+    if (creating === null) return [k.session, k.messages];
+    if (isCluster) return [k.session, k.messages, k.creating];
     return [k.session, k.messages, ...ix.memberships(sessionId, creating), ix.activityKey(sessionId)];
+  };
+
+  /**
+   * Cluster creation: the script answered {'INDEX'} (its marker is set), so the index members are
+   * added, once, and the script runs again in 'done' mode. It answers {'INDEX'} again only if the
+   * marker lapsed meanwhile (a caller stalled for a minute), which is bounded here.
+   */
+  const createIndexed = async (
+    run: () => Promise<unknown[]>,
+    setDone: () => void,
+    sessionId: string,
+    fields: Pick<SessionInit, 'agentName' | 'ownerId' | 'tenantId'>,
+    now: number,
+  ): Promise<unknown[]> => {
+    let reply = await run();
+    for (let attempt = 0; reply[0] === 'INDEX' && attempt < 3; attempt++) {
+      await addToIndexes(indexContext, sessionId, fields, now);
+      setDone();
+      reply = await run();
+    }
+    return reply;
   };
 
   const loadRaw = async (sessionId: string, afterSeq: number, withMessages: boolean) => {
@@ -289,13 +326,15 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       for (let i = 0; i < input.messages.length; i++)
         args.push(encodeMessage(input.messages[i]!, expectedSeq + 1 + i));
       const k = scriptKeys(sessionId, init);
-      let reply = asTuple(await scripts.append(k, args));
-      if (reply[0] === 'INDEX' && init) {
-        await addToIndexes(indexContext, sessionId, init, now);
-        args[14] = 'done';
-        reply = asTuple(await scripts.append(k, args));
-        await addToIndexes(indexContext, sessionId, init, now);
-      }
+      const reply = await createIndexed(
+        async () => asTuple(await scripts.append(k, args)),
+        () => {
+          args[14] = 'done';
+        },
+        sessionId,
+        init ?? DEFAULT_INIT,
+        now,
+      );
       switch (reply[0]) {
         case 'OK':
           return { headSeq: Number(reply[1]) };
@@ -327,10 +366,17 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const { holder, ttlMs, init } = snapshotInput(given);
       validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
       assertOpen();
-      // No run starts on a server whose persistence was never checked or fell short; a node that
-      // could not be reached last time is asked again first.
+      // No run starts on a server whose persistence was never checked or fell short. A node that
+      // could not be reached last time is asked again first, at most once per
+      // UNREACHABLE_RECHECK_MS: each check asks every node, and a caller retrying in a loop
+      // while a node is down must not turn every acquire into a round of CONFIG GETs.
       if (report === null) await durabilityCheck;
-      if (report?.warnings.some((w) => w.code === 'NODE_UNREACHABLE')) await recheckDurability();
+      if (
+        (report as DurabilityReport | null)?.warnings.some((w) => w.code === 'NODE_UNREACHABLE') &&
+        performance.now() - checkedAt >= unreachableRecheckMs
+      ) {
+        await recheckDurability();
+      }
       const problem = durabilityProblem();
       if (problem) throw new StoreConfigurationError({ ...problem, problem: 'redis-not-durable' });
       if (typeof holder !== 'string')
@@ -359,13 +405,15 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         indexMember(sessionId),
         JSON.stringify(sessionId),
       ];
-      let reply = asTuple(await scripts.acquire(k, args));
-      if (reply[0] === 'INDEX') {
-        await addToIndexes(indexContext, sessionId, fields, now);
-        args[9] = 'done';
-        reply = asTuple(await scripts.acquire(k, args));
-        await addToIndexes(indexContext, sessionId, fields, now);
-      }
+      const reply = await createIndexed(
+        async () => asTuple(await scripts.acquire(k, args)),
+        () => {
+          args[9] = 'done';
+        },
+        sessionId,
+        fields,
+        now,
+      );
       switch (reply[0]) {
         case 'OK': {
           const session: SessionRecord = decodeSession(sessionId, fieldsOf(reply[2]));
@@ -419,13 +467,19 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       assertOpen();
       validateSessionId(sessionId);
       const k = keys.session(sessionId);
-      // The indexed fields first (JSON text), then the session's two keys in one DEL (same slot,
-      // atomic); the index entries live in other slots and follow. A failure in between leaves
-      // entries that listings and sweeps remove when they meet them.
-      const stored = await client.hmget(k.session, 'agentName', 'ownerId', 'tenantId');
-      const deleted = await client.del(k.session, k.messages);
-      if (stored[0]) await removeFromIndexes(indexContext, sessionId, indexedFields(stored));
-      return { deleted: deleted > 0 };
+      // One script deletes the session's two keys (same slot, atomic) and, on a standalone
+      // server, its index entries too: one round trip. On a Cluster the entries live in other
+      // slots and follow from the fields it returns; a failure in between leaves entries that
+      // listings and sweeps remove when they meet them.
+      const reply = asTuple(
+        await scripts.deleteSession(
+          [k.session, k.messages],
+          [isCluster ? '' : `${clientPrefix}${prefix}ix:{`, bucketOf(sessionId), indexMember(sessionId)],
+        ),
+      );
+      const stored = reply.slice(1).map((field) => (typeof field === 'string' ? field : null));
+      if (isCluster && stored[0]) await removeFromIndexes(indexContext, sessionId, indexedFields(stored));
+      return { deleted: Number(reply[0]) > 0 };
     },
 
     async reindex() {

@@ -2,6 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import {
   ACQUIRE_LUA,
   APPEND_LUA,
+  DELETE_LUA,
   LOAD_LUA,
   PRUNE_INDEX_LUA,
   RELEASE_LUA,
@@ -20,18 +21,20 @@ export interface ScriptRunner {
   release(keys: string[], args: ScriptArg[]): Promise<unknown>;
   pruneIndex(keys: string[], args: ScriptArg[]): Promise<unknown>;
   retain(keys: string[], args: ScriptArg[]): Promise<unknown>;
+  deleteSession(keys: string[], args: ScriptArg[]): Promise<unknown>;
 }
 
 // Versioned names: defineCommand adds methods to the client, which a user may share with
 // other code; a later release with different Lua gets different names instead of clobbering.
 const SCRIPTS = {
-  append: ['agentstoreAppendV2', APPEND_LUA, false],
+  append: ['agentstoreAppendV3', APPEND_LUA, false],
   load: ['agentstoreLoadV1', LOAD_LUA, true],
-  acquire: ['agentstoreAcquireV2', ACQUIRE_LUA, false],
+  acquire: ['agentstoreAcquireV3', ACQUIRE_LUA, false],
   renew: ['agentstoreRenewV1', RENEW_LUA, false],
   release: ['agentstoreReleaseV1', RELEASE_LUA, false],
   pruneIndex: ['agentstorePruneIndexV1', PRUNE_INDEX_LUA, false],
   retain: ['agentstoreRetainV1', RETAIN_LUA, false],
+  deleteSession: ['agentstoreDeleteV1', DELETE_LUA, false],
 } as const;
 
 /**
@@ -53,5 +56,6 @@ export function scriptRunner(client: Redis | Cluster): ScriptRunner {
     release: bind(...SCRIPTS.release),
     pruneIndex: bind(...SCRIPTS.pruneIndex),
     retain: bind(...SCRIPTS.retain),
+    deleteSession: bind(...SCRIPTS.deleteSession),
   };
 }

@@ -34,16 +34,27 @@ if ${ttlArg} ~= '0' then${
   redis.call('PEXPIRE', KEYS[2], keep)
 end`;
 
+/** How long a Cluster creation's marker holds off prunes of the entries it is adding. */
+export const CREATING_MARKER_MS = 60_000;
+
 /**
  * Creates the session hash. Index modes: 'inline' adds the index members in this script (KEYS[3]
  * to KEYS[#KEYS - 1]: the lex indexes, score 0; KEYS[#KEYS]: the activity index, scored by the
- * time), 'done' means the caller already indexed it, 'ask' returns {'INDEX'} before writing
- * anything so the caller can index first (Cluster: the indexes live in other slots).
+ * time). Cluster (the indexes live in other slots): 'ask' writes only the creation marker KEYS[3]
+ * (for CREATING_MARKER_MS) and returns {'INDEX'}, so the caller adds the members once; 'done'
+ * then creates the session and drops the marker. A prune that finds the marker (or the session)
+ * puts the member it removed back, so no prune can drop an entry of a creation in progress. A
+ * marker that lapsed (the caller stalled past it) is set again and {'INDEX'} returned, so the
+ * caller adds the members again before the session exists.
  */
 const createSession = (
   a: Record<'id' | 'agent' | 'owner' | 'tenant' | 'state' | 'now' | 'ms' | 'mode' | 'member', string>,
 ) => `
-  if ${a.mode} == 'ask' then return {'INDEX'} end
+  if ${a.mode} == 'ask' or (${a.mode} == 'done' and redis.call('EXISTS', KEYS[3]) == 0) then
+    redis.call('SET', KEYS[3], '1', 'PX', ${CREATING_MARKER_MS})
+    return {'INDEX'}
+  end
+  if ${a.mode} == 'done' then redis.call('DEL', KEYS[3]) end
   redis.call('HSET', KEYS[1], 'id', ${a.id}, 'agentName', ${a.agent}, 'ownerId', ${a.owner},
     'tenantId', ${a.tenant}, 'state', ${a.state}, 'headSeq', '0', 'createdAt', ${a.now}, 'updatedAt', ${a.now})
   if ${a.mode} == 'inline' then
@@ -52,7 +63,7 @@ const createSession = (
   end`;
 
 /**
- * KEYS: session, messages[, index keys when creating inline]
+ * KEYS: session, messages[, index keys when creating inline | the creation marker on a Cluster]
  * ARGV: 1 expectedSeq, 2 nowMs (client clock: the activity index score only; leases use TIME),
  *       3 nowIso, 4 'token'|'none', 5 holderJson, 6 epoch,
  *       7 releaseLease '1'|'0', 8 hasState '1'|'0', 9 stateJson, 10 init agentNameJson,
@@ -112,7 +123,7 @@ return {s, msgs}
 `;
 
 /**
- * KEYS: session, messages[, index keys when creating inline]
+ * KEYS: session, messages[, index keys when creating inline | the creation marker on a Cluster]
  * ARGV: 1 holderJson, 2 nowMs (client clock: the activity index score only; leases use TIME),
  *       3 leaseTtlMs, 4 agentNameJson, 5 ownerJson, 6 tenantJson,
  *       7 stateJson, 8 nowIso, 9 ttlMs|'0', 10 index mode, 11 index member, 12 idJson
@@ -154,6 +165,58 @@ local s = redis.call('HMGET', KEYS[1], 'leaseHolder', 'leaseEpoch')
 if not s[1] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs')${refreshTtl('ARGV[3]')}
 return 1
+`;
+
+/**
+ * Deletes a session, one atomic script. KEYS: session, messages. ARGV: 1 the index keys' common
+ * start (the client's keyPrefix + the store's prefix + 'ix:{'), or '' on a Cluster; 2 the
+ * session's bucket; 3 its index member.
+ * Standalone (ARGV[1] given): also removes the member from every index the session is in, whose
+ * names it derives from the stored fields exactly as indexes.ts does (the hash tag of a value is
+ * base64url of the UTF-8 of its JSON string body, which is the stored JSON text minus its
+ * quotes), so a deletion is one round trip. Those keys are not declared: allowed on a standalone
+ * server, never sent to a Cluster, where the caller removes the members itself.
+ * Returns {deletedKeyCount, agentNameJson, ownerJson, tenantJson} (fields false when absent).
+ */
+export const DELETE_LUA = `
+local s = redis.call('HMGET', KEYS[1], 'agentName', 'ownerId', 'tenantId')
+local deleted = redis.call('DEL', KEYS[1], KEYS[2])
+if ARGV[1] ~= '' and s[1] then
+  local alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+  local function tag(json)
+    local text = string.sub(json, 2, -2)
+    local out = {}
+    for i = 1, #text, 3 do
+      local a, b, c = string.byte(text, i, i + 2)
+      local n = a * 65536 + (b or 0) * 256 + (c or 0)
+      local digits = c and 4 or (b and 3 or 2)
+      for d = 1, digits do
+        local six = math.floor(n / 2 ^ (6 * (4 - d))) % 64
+        out[#out + 1] = string.sub(alphabet, six + 1, six + 1)
+      end
+    end
+    return table.concat(out)
+  end
+  local owners = {false}
+  local tenants = {false}
+  if s[2] and s[2] ~= 'null' then owners[2] = tag(s[2]) end
+  if s[3] and s[3] ~= 'null' then tenants[2] = tag(s[3]) end
+  local agents = {false, tag(s[1])}
+  for _, o in ipairs(owners) do
+    for _, t in ipairs(tenants) do
+      for _, g in ipairs(agents) do
+        local kind, parts = '', ''
+        if o then kind, parts = kind .. 'o', parts .. o .. '.' end
+        if t then kind, parts = kind .. 't', parts .. t .. '.' end
+        if g then kind, parts = kind .. 'g', parts .. g .. '.' end
+        if kind == '' then kind = 'a' end
+        redis.call('ZREM', ARGV[1] .. kind .. '.' .. parts .. ARGV[2] .. '}', ARGV[3])
+      end
+    end
+  end
+  redis.call('ZREM', ARGV[1] .. 'i.' .. ARGV[2] .. '}', ARGV[3])
+end
+return {deleted, s[1] or false, s[2] or false, s[3] or false}
 `;
 
 /**

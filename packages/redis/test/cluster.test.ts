@@ -116,3 +116,44 @@ it('listSessions pages through the index slot; deleteSession removes a session a
   expect(after.sessions.map((s) => s.id)).not.toContain('{a}');
   expect(await indexEntries(client, prefix)).toBe(all.length - 1);
 });
+
+/** ZADD calls the Cluster's masters have served so far (INFO commandstats, summed). */
+async function zaddCalls(): Promise<number> {
+  const infos = await Promise.all(client.nodes('master').map((node) => node.info('commandstats')));
+  return infos.reduce((sum, info) => sum + Number(/cmdstat_zadd:calls=(\d+)/.exec(info)?.[1] ?? 0), 0);
+}
+
+it('creating a session adds each of its index entries once; deleting it removes every one', async () => {
+  const fields = init({ ownerId: 'owner', tenantId: 'tenant' });
+  const entries = 8 + 1; // all, g, o, t, og, tg, ot, otg + activity
+  let before = await zaddCalls();
+  await store.append('created', {
+    expectedSeq: 0,
+    messages: [msg()],
+    session: { init: fields },
+    lease: null,
+  });
+  expect((await zaddCalls()) - before).toBe(entries);
+  before = await zaddCalls();
+  await store.acquireLease('acquired', { holder: 'w', ttlMs: 60_000, init: fields });
+  expect((await zaddCalls()) - before).toBe(entries);
+  expect(
+    (
+      await store.listSessions({ ownerId: 'owner', tenantId: 'tenant', agentName: 'agent', limit: 10 })
+    ).sessions.map((s) => s.id),
+  ).toEqual(['acquired', 'created']);
+  for (const id of ['created', 'acquired']) {
+    expect(await store.deleteSession(id)).toEqual({ deleted: true });
+    expect(await store.load(id)).toBeNull();
+  }
+  for (const [kind, values] of [
+    ['o', 'owner'],
+    ['t', 'tenant'],
+    ['ot', ['owner', 'tenant']],
+    ['og', ['owner', 'agent']],
+    ['tg', ['tenant', 'agent']],
+    ['otg', ['owner', 'tenant', 'agent']],
+  ] as const) {
+    expect(await indexEntries(client, prefix, kind, [...values])).toBe(0);
+  }
+});

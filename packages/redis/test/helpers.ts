@@ -52,7 +52,7 @@ export async function indexEntries(
   client: Redis | Cluster,
   prefix: string,
   kind: IndexKind = 'a',
-  value?: string,
+  value?: string | string[],
 ): Promise<number> {
   const counts = await Promise.all(
     indexKeys(prefix)

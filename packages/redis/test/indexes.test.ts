@@ -91,8 +91,31 @@ describe('Redis session indexes', () => {
     }
   });
 
+  it('a combined filter that matches nothing costs one command per bucket, though each filter alone matches 100 or more', async () => {
+    // tenant-3 holds only odd sessions (agent-1), owner-7 only tenant-3: each pair below is empty.
+    for (const filter of [
+      { tenantId: 'tenant-3', agentName: 'agent-0' },
+      { ownerId: 'owner-7', agentName: 'agent-0' },
+      { ownerId: 'owner-7', tenantId: 'tenant-2' },
+      { ownerId: 'owner-7', tenantId: 'tenant-3', agentName: 'agent-0' },
+    ]) {
+      sent.reset();
+      expect(await store.listSessions({ ...filter, limit: 20 })).toEqual({ sessions: [], nextCursor: null });
+      expect(sent.names).toEqual(Array(INDEX_BUCKETS).fill('zrangebylex'));
+    }
+  });
+
   it('a page costs the bucket reads plus one read per session on the page (about one page of entries)', async () => {
-    for (const filter of [{}, { ownerId: 'owner-7' }, { tenantId: 'tenant-1' }, { agentName: 'agent-1' }]) {
+    for (const filter of [
+      {},
+      { ownerId: 'owner-7' },
+      { tenantId: 'tenant-1' },
+      { agentName: 'agent-1' },
+      { ownerId: 'owner-7', tenantId: 'tenant-3' },
+      { ownerId: 'owner-6', agentName: 'agent-0' },
+      { tenantId: 'tenant-1', agentName: 'agent-1' },
+      { ownerId: 'owner-5', tenantId: 'tenant-1', agentName: 'agent-1' },
+    ]) {
       sent.reset();
       const page = await store.listSessions({ ...filter, limit: 5 });
       expect(page.sessions).toHaveLength(5);
@@ -113,6 +136,18 @@ describe('Redis session indexes', () => {
     expect(await listAll({ tenantId: 'tenant-3', agentName: 'agent-1' }, 7)).toEqual(
       expected((i) => i % 4 === 3 && i % 2 === 1),
     );
+    expect(await listAll({ ownerId: 'owner-7', tenantId: 'tenant-3' }, 3)).toEqual(
+      expected((i) => i % 40 === 7),
+    );
+    expect(await listAll({ ownerId: 'owner-8', agentName: 'agent-0' }, 4)).toEqual(
+      expected((i) => i % 40 === 8),
+    );
+    expect(await listAll({ tenantId: 'tenant-2', agentName: 'agent-0' }, 9)).toEqual(
+      expected((i) => i % 4 === 2),
+    );
+    expect(await listAll({ ownerId: 'owner-9', tenantId: 'tenant-1', agentName: 'agent-1' }, 2)).toEqual(
+      expected((i) => i % 40 === 9),
+    );
   });
 
   it('entries of sessions that expired are removed from the index a listing walks, not skipped forever', async () => {
@@ -127,8 +162,11 @@ describe('Redis session indexes', () => {
   });
 
   it('deleteSession and deleteIdleSessions take the session out of every index', async () => {
-    await store.deleteSession(id(47)); // owner-7
+    await store.deleteSession(id(47)); // owner-7, tenant-3, agent-1
     expect(await indexEntries(client, prefix, 'o', 'owner-7')).toBe(SESSIONS / 40 - 2);
+    expect(await indexEntries(client, prefix, 'otg', ['owner-7', 'tenant-3', 'agent-1'])).toBe(
+      SESSIONS / 40 - 1,
+    );
     const idleBefore = new Date(Date.now() + 1000).toISOString();
     const deleted: string[] = [];
     let cursor: string | null = null;

@@ -73,3 +73,31 @@ it('falls back to EVAL when the server lost its script cache', async () => {
   expect(headSeq).toBe(2);
   expect(sent.names).toEqual(['evalsha', 'eval']);
 });
+
+it('deleteSession is one command on a standalone server, index entries included, whatever the field values', async () => {
+  const prefix = uniquePrefix('del');
+  const own = redisStore({ client }, { keyPrefix: prefix, checkDurability: false });
+  // Values whose hash tags exercise every base64url length and character: quotes, dots, braces,
+  // multi-byte characters, characters JSON escapes, and long ones.
+  const values = ['o', 'ow', 'own', '"q".{x}', 'é😀\u0001\u001f\\\n', 'x'.repeat(700), '-'];
+  let n = 0;
+  for (const ownerId of values) {
+    for (const tenantId of [null, values[(n + 3) % values.length]!]) {
+      const id = `s${n++}`;
+      await own.append(id, {
+        expectedSeq: 0,
+        messages: [msg()],
+        session: { init: init({ ownerId, tenantId, agentName: values[n % values.length]! }) },
+        lease: null,
+      });
+      sent.reset();
+      expect(await own.deleteSession(id)).toEqual({ deleted: true });
+      expect(sent.names).toHaveLength(1);
+      expect(sent.names[0]).toMatch(/^eval(sha)?$/);
+      // Every index key of the prefix is gone: the script named each one the session was in.
+      expect(await client.keys(`${prefix}*`)).toEqual([]);
+    }
+  }
+  expect(await own.deleteSession('never')).toEqual({ deleted: false });
+  await own.close();
+});

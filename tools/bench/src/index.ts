@@ -5,6 +5,7 @@
 export { renderChart } from './chart.ts';
 export { formatBytes, formatCount, formatMicros, formatRatio } from './format.ts';
 export { type HistorySampling, measureHistory } from './history.ts';
+export { measureLongLoad } from './long-load.ts';
 export {
   describeMachine,
   type MachineInfo,

@@ -12,7 +12,8 @@ import {
 /**
  * The kit's capabilities, written against the raw client and the documented layout (README), not
  * the adapter's code: `pk` = session id; `sk` = 'session' | 'm#' + 16-digit seq | that + '#NNN'
- * for the further pieces of a large message; the message JSON in `body`.
+ * for the further pieces of a large message (`parts` on the first says how many); the message JSON
+ * in `body`; messages up to the session's `headSeq`.
  */
 type Item = Record<string, AttributeValue>;
 
@@ -64,11 +65,32 @@ export function dynamodbCapabilities(client: DynamoDBClient, tableName: string):
         };
       },
       async messages(sessionId): Promise<RawMessageRow[]> {
-        const bodies: { seq: number; body: string }[] = [];
-        for (const item of await rawItems(client, tableName, sessionId)) {
+        // Items past the session's head, and chunks past a message's `parts`, are leftovers of an
+        // earlier session under this id (the layout lets a new session overwrite them).
+        const items = await rawItems(client, tableName, sessionId);
+        const head = Number(items.find((item) => item.sk!.S === 'session')?.headSeq?.N ?? 0);
+        const bodies: { seq: number; body: string; parts: number; joined: number }[] = [];
+        for (const item of items) {
           const sk = item.sk!.S!;
-          if (/^m#\d{16}$/.test(sk)) bodies.push({ seq: Number(sk.slice(2)), body: item.body!.S! });
-          else if (/^m#\d{16}#\d{3}$/.test(sk)) bodies[bodies.length - 1]!.body += item.body!.S!;
+          if (/^m#\d{16}$/.test(sk) && Number(sk.slice(2)) <= head) {
+            bodies.push({
+              seq: Number(sk.slice(2)),
+              body: item.body!.S!,
+              parts: Number(item.parts?.N ?? 0),
+              joined: 0,
+            });
+          } else if (/^m#\d{16}#\d{3}$/.test(sk)) {
+            const last = bodies[bodies.length - 1];
+            if (
+              last &&
+              last.seq === Number(sk.slice(2, 18)) &&
+              Number(sk.slice(19)) === last.joined + 1 &&
+              last.joined < last.parts
+            ) {
+              last.body += item.body!.S!;
+              last.joined += 1;
+            }
+          }
         }
         return bodies.map(({ seq, body }) => {
           const { id, role, content } = JSON.parse(body) as { id: string; role: string; content: string };
