@@ -1,6 +1,8 @@
 // One durable tool step (the call committed, a no-op tool, the result committed; the same
 // payload) through agentstore, LangGraph's checkpointers and Mastra's stores, next to the
 // hand-written floors, interleaved in ONE run on the same Postgres and the same file system.
+// Runs are timed at S and 2S steps, so what a run pays once (agentstore's lease, load and answer;
+// LangGraph's first and last super-steps) cancels out of the marginal step, as in agentstore-bench.
 // Not run by CI; see README.md for the exact commands.
 //   node peers.ts [--rounds 5] [--samples 6] [--steps 10] [--model-latency 2] [--pg postgres://…]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +18,7 @@ import {
   formatSpread,
   machineInfo,
   machineSnapshot,
+  marginalCosts,
   type Spread,
   sampleRounds,
   spreadMs,
@@ -85,22 +88,23 @@ const toolOutput = JSON.stringify({ data: 'x'.repeat(payloadBytes) });
 /** A side: prepares untimed, returns the timed work of `steps` tool steps, and whether it counts pg round trips. */
 interface Side {
   name: string;
-  /** What one sample does. */
+  /** What one sample does: a whole run of `steps` tool steps, or `steps` steps of writes. */
   kind: 'run' | 'steps';
+  steps: number;
   pg: boolean;
   prepare: () => Promise<() => Promise<unknown>>;
 }
 
 // ---------- agentstore and the floors ----------
-async function agentstoreSides(label: string, target: OpenTestTarget, counts: boolean): Promise<Side[]> {
-  const store: AgentStore = await target.createStore();
-  const floor = target.capabilities!.floor as RawAppendFloor;
-  const agent = (await import('@agentstore/core')).defineAgent({
+/** The bench agent for runs of `n` tool steps. */
+async function benchAgent(n: number) {
+  const { defineAgent, tool } = await import('@agentstore/core');
+  return defineAgent({
     name: 'agentstore-bench',
     instructions: 'Work through the steps.',
-    maxIterations: steps + 1,
+    maxIterations: n + 1,
     tools: {
-      work: (await import('@agentstore/core')).tool({
+      work: tool({
         description: 'One step of work.',
         input: { '~standard': { version: 1, vendor: 'peers', validate: (value: unknown) => ({ value }) } },
         safeToRetry: true,
@@ -108,24 +112,40 @@ async function agentstoreSides(label: string, target: OpenTestTarget, counts: bo
       }),
     },
   });
+}
+
+/** A whole run is timed at S and at 2S steps: the marginal step is their difference ÷ S. */
+const runLengths = () => [steps, 2 * steps];
+const lengthName = (name: string, n: number) => `${name} ×${n}`;
+
+async function agentstoreSides(label: string, target: OpenTestTarget, counts: boolean): Promise<Side[]> {
+  const store: AgentStore = await target.createStore();
+  const floor = target.capabilities!.floor as RawAppendFloor;
   const id = (what: string) => `peers-${what}-${crypto.randomUUID()}`;
   const floorTwo = floorWriter(floor, await floorSession(store, id('floor2')));
   const floorOne = floorWriter(floor, await floorSession(store, id('floor1')));
   let n = 0;
-  return [
-    {
-      name: `agentstore ${label}: run()`,
+  const runs: Side[] = [];
+  for (const length of runLengths()) {
+    const agent = await benchAgent(length);
+    runs.push({
+      name: lengthName(`agentstore ${label}: run()`, length),
       kind: 'run',
+      steps: length,
       pg: counts,
       prepare: async () => {
         const sessionId = id('run');
         return () =>
-          run(agent, { store, sessionId, message: 'go', llm: fixedLatencyLlm(steps, modelLatencyMs) });
+          run(agent, { store, sessionId, message: 'go', llm: fixedLatencyLlm(length, modelLatencyMs) });
       },
-    },
+    });
+  }
+  return [
+    ...runs,
     {
       name: `${label} floor: two commits`,
       kind: 'steps',
+      steps,
       pg: counts,
       prepare: async () => {
         const batch = Array.from({ length: steps }, () => stepMessages(n++, payloadBytes));
@@ -140,6 +160,7 @@ async function agentstoreSides(label: string, target: OpenTestTarget, counts: bo
     {
       name: `${label} floor: one commit`,
       kind: 'steps',
+      steps,
       pg: counts,
       prepare: async () => {
         const batch = Array.from({ length: steps }, () => stepMessages(n++, payloadBytes));
@@ -152,13 +173,13 @@ async function agentstoreSides(label: string, target: OpenTestTarget, counts: bo
 }
 
 // ---------- LangGraph: a ReAct tool step is two super-steps (agent, tools), each checkpointed ----------
-function reactGraph(checkpointer: BaseCheckpointSaver | undefined) {
+function reactGraph(checkpointer: BaseCheckpointSaver | undefined, length: number) {
   let call = 0;
   const agent = async (state: typeof MessagesAnnotation.State) => {
     await sleep(modelLatencyMs);
     const n = call++;
     const calls = state.messages.filter((m: BaseMessage) => m.getType() === 'ai').length;
-    if (calls >= steps) return { messages: [new AIMessage('done')] };
+    if (calls >= length) return { messages: [new AIMessage('done')] };
     return {
       messages: [
         new AIMessage({ content: `step ${n}`, tool_calls: [{ id: `call_${n}`, name: 'work', args: { n } }] }),
@@ -184,17 +205,22 @@ function reactGraph(checkpointer: BaseCheckpointSaver | undefined) {
   return graph.compile(checkpointer ? { checkpointer } : {});
 }
 
-function langGraphSide(name: string, checkpointer: BaseCheckpointSaver | undefined, counts: boolean): Side {
-  return {
-    name,
+function langGraphSides(
+  name: string,
+  checkpointer: BaseCheckpointSaver | undefined,
+  counts: boolean,
+): Side[] {
+  return runLengths().map((length) => ({
+    name: lengthName(name, length),
     kind: 'run',
+    steps: length,
     pg: counts,
     prepare: async () => {
-      const app = reactGraph(checkpointer);
-      const config = { configurable: { thread_id: crypto.randomUUID() }, recursionLimit: 4 * steps + 10 };
+      const app = reactGraph(checkpointer, length);
+      const config = { configurable: { thread_id: crypto.randomUUID() }, recursionLimit: 4 * length + 10 };
       return () => app.invoke({ messages: [{ role: 'user', content: 'go' }] }, config);
     },
-  };
+  }));
 }
 
 // ---------- Mastra: per step, save the intent (tool call), then the result ----------
@@ -216,6 +242,7 @@ async function mastraSide(
   return {
     name,
     kind: 'steps',
+    steps,
     pg: counts,
     prepare: async () => {
       const threadId = crypto.randomUUID();
@@ -273,32 +300,24 @@ async function main() {
   const sides: Side[] = [
     ...(await agentstoreSides('postgres', pgTarget, true)),
     ...(await agentstoreSides('sqlite', sqliteTarget, false)),
-    langGraphSide('LangGraph without a checkpointer', undefined, false),
-    langGraphSide('LangGraph PostgresSaver', pgSaver, true),
-    langGraphSide('LangGraph SqliteSaver', sqliteSaver, false),
+    ...langGraphSides('LangGraph without a checkpointer', undefined, false),
+    ...langGraphSides('LangGraph PostgresSaver', pgSaver, true),
+    ...langGraphSides('LangGraph SqliteSaver', sqliteSaver, false),
     await mastraSide('Mastra PostgresStore', mastraPg as never, true),
     await mastraSide('Mastra LibSQLStore', mastraLibsql as never, false),
   ];
-  // Our own no-store baseline: the same run() without a store.
-  const { defineAgent, tool } = await import('@agentstore/core');
-  const bareAgent = defineAgent({
-    name: 'agentstore-bench',
-    instructions: 'Work.',
-    maxIterations: steps + 1,
-    tools: {
-      work: tool({
-        description: 'work',
-        input: { '~standard': { version: 1, vendor: 'peers', validate: (value: unknown) => ({ value }) } },
-        handler: () => ({ data: 'x'.repeat(payloadBytes) }),
-      }),
-    },
-  });
-  sides.push({
-    name: 'agentstore run() without a store',
-    kind: 'run',
-    pg: false,
-    prepare: async () => () => run(bareAgent, { message: 'go', llm: fixedLatencyLlm(steps, modelLatencyMs) }),
-  });
+  // Our own no-store baseline: the same runs without a store.
+  for (const length of runLengths()) {
+    const bareAgent = await benchAgent(length);
+    sides.push({
+      name: lengthName('agentstore run() without a store', length),
+      kind: 'run',
+      steps: length,
+      pg: false,
+      prepare: async () => () =>
+        run(bareAgent, { message: 'go', llm: fixedLatencyLlm(length, modelLatencyMs) }),
+    });
+  }
 
   // Round trips per side, one sample each, before timing (counted at the pg driver).
   const roundTrips = new Map<string, number>();
@@ -308,7 +327,7 @@ async function main() {
     const again = await side.prepare();
     const before = pgQueries;
     await again();
-    if (side.pg) roundTrips.set(side.name, (pgQueries - before) / steps);
+    if (side.pg) roundTrips.set(side.name, pgQueries - before);
   }
 
   // Each sample's preparation (a fresh session or thread: Mastra's saveThread is a write) runs
@@ -329,65 +348,85 @@ async function main() {
     eager.map((side) => () => side()),
     { rounds, samples, warmup: 1, onRound: (r) => console.error(`round ${r}/${rounds}`) },
   );
-  const spreads = new Map<string, Spread>();
-  sides.forEach((side, i) => {
-    spreads.set(side.name, spreadMs(medians[i]!, samples));
-  });
-
-  const perStep = (name: string, baseline: string | null): Spread => {
-    const s = medians[sides.findIndex((x) => x.name === name)]!;
-    const b = baseline ? medians[sides.findIndex((x) => x.name === baseline)]! : null;
-    return spreadMs(
-      s.map((ms, r) => (b ? Math.max(0, ms - b[r]!) : ms) / steps),
+  const roundMedians = (name: string) => medians[sides.findIndex((x) => x.name === name)]!;
+  /** `steps` steps of writes, per step. */
+  const perStep = (name: string): Spread =>
+    spreadMs(
+      roundMedians(name).map((ms) => ms / steps),
       samples,
     );
+  /** A run's marginal step: ((run 2S − run S) − (baseline 2S − baseline S)) ÷ S, per round. */
+  const marginal = (name: string, baseline: string): Spread => {
+    const [short, long] = runLengths().map((n) => roundMedians(lengthName(name, n)));
+    const [baseShort, baseLong] = runLengths().map((n) => roundMedians(lengthName(baseline, n)));
+    const { marginal: perRound } = marginalCosts(steps, {
+      durable: short!,
+      durableLong: long!,
+      stateless: baseShort!,
+      statelessLong: baseLong!,
+    });
+    return spreadMs(perRound, samples);
   };
-  const rows: [string, string, Spread][] = [
+  /** Round trips of one more step: the run's (2S − S) ÷ S; writes' count ÷ S. */
+  const tripsPerStep = (name: string, isRun: boolean): number | undefined => {
+    if (!isRun) {
+      const total = roundTrips.get(name);
+      return total === undefined ? undefined : total / steps;
+    }
+    const [short, long] = runLengths().map((n) => roundTrips.get(lengthName(name, n)));
+    return short === undefined || long === undefined ? undefined : (long - short) / steps;
+  };
+  const agentstoreBare = 'agentstore run() without a store';
+  const langGraphBare = 'LangGraph without a checkpointer';
+  const rows: [string, number | undefined, Spread][] = [
     [
-      'agentstore (Postgres): run() overhead',
-      'agentstore postgres: run()',
-      perStep('agentstore postgres: run()', 'agentstore run() without a store'),
+      'agentstore (Postgres): run(), marginal step',
+      tripsPerStep('agentstore postgres: run()', true),
+      marginal('agentstore postgres: run()', agentstoreBare),
     ],
     [
       'Postgres floor: two commits',
-      'postgres floor: two commits',
-      perStep('postgres floor: two commits', null),
+      tripsPerStep('postgres floor: two commits', false),
+      perStep('postgres floor: two commits'),
     ],
-    ['Postgres floor: one commit', 'postgres floor: one commit', perStep('postgres floor: one commit', null)],
     [
-      'LangGraph PostgresSaver: graph overhead',
-      'LangGraph PostgresSaver',
-      perStep('LangGraph PostgresSaver', 'LangGraph without a checkpointer'),
+      'Postgres floor: one commit',
+      tripsPerStep('postgres floor: one commit', false),
+      perStep('postgres floor: one commit'),
+    ],
+    [
+      'LangGraph PostgresSaver: graph, marginal step',
+      tripsPerStep('LangGraph PostgresSaver', true),
+      marginal('LangGraph PostgresSaver', langGraphBare),
     ],
     [
       'Mastra PostgresStore: intent, then result',
-      'Mastra PostgresStore',
-      perStep('Mastra PostgresStore', null),
+      tripsPerStep('Mastra PostgresStore', false),
+      perStep('Mastra PostgresStore'),
     ],
     [
-      'agentstore (SQLite): run() overhead',
-      'agentstore sqlite: run()',
-      perStep('agentstore sqlite: run()', 'agentstore run() without a store'),
+      'agentstore (SQLite): run(), marginal step',
+      undefined,
+      marginal('agentstore sqlite: run()', agentstoreBare),
     ],
-    ['SQLite floor: two commits', 'sqlite floor: two commits', perStep('sqlite floor: two commits', null)],
-    ['SQLite floor: one commit', 'sqlite floor: one commit', perStep('sqlite floor: one commit', null)],
+    ['SQLite floor: two commits', undefined, perStep('sqlite floor: two commits')],
+    ['SQLite floor: one commit', undefined, perStep('sqlite floor: one commit')],
     [
-      'LangGraph SqliteSaver: graph overhead',
-      'LangGraph SqliteSaver',
-      perStep('LangGraph SqliteSaver', 'LangGraph without a checkpointer'),
+      'LangGraph SqliteSaver: graph, marginal step',
+      undefined,
+      marginal('LangGraph SqliteSaver', langGraphBare),
     ],
-    ['Mastra LibSQLStore: intent, then result', 'Mastra LibSQLStore', perStep('Mastra LibSQLStore', null)],
+    ['Mastra LibSQLStore: intent, then result', undefined, perStep('Mastra LibSQLStore')],
   ];
   const pgFloor = rows[1]![2].p50Us;
   const sqliteFloor = rows[6]![2].p50Us;
   const fs = storageOf(dataDir);
   console.log(
-    `| per tool step (${steps}-step runs, model ${modelLatencyMs} ms, ${payloadBytes} B tool output) | time / step: median of ${rounds} round medians (lowest–highest) | ÷ two-commit floor | pg round trips / step |`,
+    `| per tool step (runs of ${steps} and ${2 * steps} steps, model ${modelLatencyMs} ms, ${payloadBytes} B tool output) | time / step: median of ${rounds} round medians (lowest–highest) | ÷ two-commit floor | pg round trips / step |`,
   );
   console.log('|---|---:|---:|---:|');
-  rows.forEach(([label, side, spread], i) => {
+  rows.forEach(([label, rt, spread], i) => {
     const floor = i < 5 ? pgFloor : sqliteFloor;
-    const rt = roundTrips.get(side);
     console.log(
       `| ${label} | ${formatSpread(spread)} | ${(spread.p50Us / floor).toFixed(2)}× | ${rt === undefined ? '–' : rt.toFixed(1)} |`,
     );

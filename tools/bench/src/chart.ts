@@ -3,9 +3,12 @@ import { describeMachine } from './machine.ts';
 import { type BenchReport, isMeasured, type MeasuredStore } from './report.ts';
 
 const WIDTH = 960;
-const LABEL_WIDTH = 110;
+/** Room for a store's name; its parenthetical (e.g. "(WAL file, synchronous FULL)") goes on a second line. */
+const LABEL_WIDTH = 180;
 const PLOT_LEFT = 20 + LABEL_WIDTH;
-const PLOT_WIDTH = 560;
+const PLOT_WIDTH = 490;
+/** Footer lines are wrapped at this many characters, so none runs off the right edge. */
+const FOOTER_CHARS = 150;
 /** Where a row's ratio is written, right of the longest possible bar and its caption. */
 const ASIDE_X = PLOT_LEFT + PLOT_WIDTH + 90;
 const COLORS = { store: '#2563eb', floor: '#9ca3af' };
@@ -13,7 +16,7 @@ const LEVEL_COLORS = ['#0f766e', '#14b8a6', '#5eead4', '#a16207', '#eab308', '#f
 
 /** Read by screen readers and shown as a tooltip. */
 const CHART_TITLE =
-  'agentstore benchmark: durable overhead per tool step against one floor append, and steps per second by concurrency for the store and its floor';
+  'agentstore benchmark: marginal durable overhead per tool step against one floor append, and steps per second by concurrency for the store and its floor';
 
 export const escapeXml = (text: string): string =>
   text
@@ -41,6 +44,20 @@ function logScale(values: number[]) {
     length: (value: number) =>
       Math.max(1, ((Math.log10(Math.max(value, low)) - Math.log10(low)) / span) * PLOT_WIDTH),
   };
+}
+
+/** `line` broken at spaces into lines of at most `width` characters (a longer word stays whole). */
+function wrap(line: string, width: number): string[] {
+  const lines: string[] = [];
+  let current = '';
+  for (const word of line.split(' ')) {
+    if (current && current.length + 1 + word.length > width) {
+      lines.push(current);
+      current = word;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  if (current) lines.push(current);
+  return lines;
 }
 
 interface Bar {
@@ -92,7 +109,16 @@ function panel(
   rows.forEach((row, index) => {
     const y = plotTop + index * groupHeight;
     const middle = y + (row.bars.length * (barHeight + 3)) / 2 + 4;
-    out.push(text(20, middle, row.store, 'class="store"'));
+    // "sqlite (WAL file, synchronous FULL)": the name, then the parenthetical smaller below it.
+    const open = row.store.indexOf(' (');
+    if (open > 0) {
+      out.push(
+        text(20, middle - 6, row.store.slice(0, open), 'class="store"'),
+        text(20, middle + 8, row.store.slice(open + 1), 'class="store-detail"'),
+      );
+    } else {
+      out.push(text(20, middle, row.store, 'class="store"'));
+    }
     row.bars.forEach((bar, b) => {
       const barY = y + b * (barHeight + 3);
       const width = scale.length(bar.value);
@@ -124,11 +150,11 @@ export function renderChart(report: BenchReport): string {
         y,
         `Per tool step through run() (model ${options.modelLatencyMs} ms), median of ${options.rounds} rounds (log scale)`,
         [
-          { label: 'durable overhead / step', color: COLORS.store },
+          { label: 'marginal durable overhead / step', color: COLORS.store },
           { label: 'one floor append', color: COLORS.floor },
           { label: 'two-commit floor / step', color: '#d1d5db' },
         ],
-        'overhead ÷ floor append',
+        'marginal ÷ floor append',
         withStep.map((r) => {
           const step = r.step;
           const floor = step.floor!;
@@ -142,11 +168,11 @@ export function renderChart(report: BenchReport): string {
           return {
             store: r.store,
             bars: [
-              bar('overhead', 'durable overhead per step', step.overheadPerStep.p50Us, COLORS.store),
+              bar('overhead', 'marginal durable overhead per step', step.marginalPerStep.p50Us, COLORS.store),
               bar('floor', 'one floor append', floor.append.p50Us, COLORS.floor),
               bar('two-commit', 'two-commit floor per step', floor.twoCommit.p50Us, '#d1d5db'),
             ],
-            aside: formatRatio(floor.overheadVsAppend.median),
+            aside: formatRatio(floor.marginalVsAppend.median),
           };
         }),
         formatMicros,
@@ -203,10 +229,11 @@ export function renderChart(report: BenchReport): string {
     // What a target says must stand beside its numbers (e.g. D1 timed through miniflare's proxy).
     ...new Set(measured.flatMap((r) => r.notes.map((note) => `${r.store}: ${note}`))),
   ];
-  footer.forEach((line, i) => {
+  const footerLines = footer.flatMap((line) => wrap(line, FOOTER_CHARS));
+  footerLines.forEach((line, i) => {
     body.push(text(20, y + i * 16, line, 'class="footer"'));
   });
-  const height = y + footer.length * 16 + 10;
+  const height = y + footerLines.length * 16 + 10;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" role="img">`,
@@ -217,6 +244,7 @@ export function renderChart(report: BenchReport): string {
     '.panel-title{font-size:13px;font-weight:600;fill:#111827}',
     '.legend,.tick,.value{font-size:11px;fill:#374151}',
     '.store{font-size:12px;font-weight:600;fill:#111827}',
+    '.store-detail{font-size:10px;fill:#4b5563}',
     '.ratio{font-size:12px;font-weight:600;fill:#1d4ed8}',
     '.grid{stroke:#e5e7eb;stroke-width:1}',
     '</style>',

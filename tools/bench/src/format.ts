@@ -1,5 +1,7 @@
 /** 153 µs, 2.51 ms, 1.20 s: three significant figures or so, in the unit that reads best. */
 export function formatMicros(us: number): string {
+  // A difference of noisy times (the marginal step, the fixed cost) can come out below zero.
+  if (us < 0) return `−${formatMicros(-us)}`;
   if (us < 1000) return `${us < 10 ? us.toFixed(1) : Math.round(us)} µs`;
   if (us < 1_000_000) return `${(us / 1000).toFixed(us < 10_000 ? 2 : 1)} ms`;
   return `${(us / 1_000_000).toFixed(2)} s`;

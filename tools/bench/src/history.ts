@@ -2,7 +2,7 @@ import { type AgentStore, type NewMessage, run } from '@agentstore/core';
 import { messageByteLength } from '@agentstore/core/store';
 import { type Spread, sampleRounds, spreadMs } from './rounds.ts';
 import type { TimedSide } from './sampler.ts';
-import { round } from './stats.ts';
+import { median, round } from './stats.ts';
 import {
   benchAgent,
   benchSessionInit,
@@ -24,7 +24,11 @@ export interface HistoryRow {
   load: Spread;
   /** `run()` resuming the session: lease, load, `resumeSteps` tool steps, the answer. */
   resume: Spread;
-  /** CPU per tool step between the resumed run's first and last model request, less the model's. */
+  /**
+   * The loop's CPU for one more tool step: per round, (CPU of a resumed run of 2S steps − CPU of
+   * one of S steps) ÷ S, each counted between the run's first and last model request, less the
+   * model's own. The lease, the load and the load's garbage cancel out.
+   */
   loopCpuPerStep: Spread;
   /** Bytes a resumed run stored per tool step (message JSON + the session record). */
   bytesPerStep: number;
@@ -35,7 +39,7 @@ export interface HistorySampling {
   rounds: number;
   samples: number;
   payloadBytes: number;
-  /** Tool steps of each resumed run. */
+  /** Tool steps of the short resumed run (S); the long one has 2S. */
   resumeSteps: number;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
@@ -78,7 +82,8 @@ export async function measureHistory(
   sampling: HistorySampling,
 ): Promise<HistoryRow[]> {
   const { sizes, rounds, samples, payloadBytes, resumeSteps } = sampling;
-  const agent = benchAgent(resumeSteps, payloadBytes);
+  const agents = new Map([resumeSteps, 2 * resumeSteps].map((n) => [n, benchAgent(n, payloadBytes)]));
+  const agent = agents.get(resumeSteps)!;
   const rows: HistoryRow[] = [];
   const total = sizes.length * (rounds + 1);
   let done = 0;
@@ -100,7 +105,6 @@ export async function measureHistory(
       current = sessions[next++ % sessions.length]!;
       return current;
     };
-    const cpuPerStep: number[] = [];
     const load: TimedSide = () => {
       const session = pick();
       return () => store.load(session.id);
@@ -114,27 +118,37 @@ export async function measureHistory(
         ).headSeq;
       };
     };
-    const resume: TimedSide = () => {
-      const session = current;
-      const meter = newModelMeter();
-      const llm = fixedLatencyLlm(resumeSteps, 0, meter);
-      return async () => {
-        const result = await run(agent, { store, sessionId: session.id, message: 'go', llm });
-        if (result.status !== 'complete') throw new Error(`a resumed run ended with status ${result.status}`);
-        session.head = result.headSeq;
-        cpuPerStep.push(loopCpuBetweenModelCalls(meter) / 1000 / resumeSteps);
+    // CPU of each resumed run, by run length; both lengths resume the same session in a sample.
+    const cpuUs = new Map<number, number[]>([
+      [resumeSteps, []],
+      [2 * resumeSteps, []],
+    ]);
+    const resume =
+      (toolSteps: number): TimedSide =>
+      () => {
+        const session = current;
+        const meter = newModelMeter();
+        const llm = fixedLatencyLlm(toolSteps, 0, meter);
+        const resumeAgent = agents.get(toolSteps)!;
+        return async () => {
+          const result = await run(resumeAgent, { store, sessionId: session.id, message: 'go', llm });
+          if (result.status !== 'complete')
+            throw new Error(`a resumed run ended with status ${result.status}`);
+          session.head = result.headSeq;
+          cpuUs.get(toolSteps)!.push(loopCpuBetweenModelCalls(meter));
+        };
       };
-    };
-    // CPU samples are kept per round, like the times.
+    // The CPU figure is kept per round, like the times: the difference of the round medians.
     const cpuRounds: number[] = [];
-    const medians = await sampleRounds([load, append, resume], {
+    const medians = await sampleRounds([load, append, resume(resumeSteps), resume(2 * resumeSteps)], {
       rounds,
       samples,
       warmup: 0,
       ...(sampling.signal ? { signal: sampling.signal } : {}),
       onRound: () => {
-        const sorted = cpuPerStep.splice(0).sort((a, b) => a - b);
-        cpuRounds.push(sorted[sorted.length >> 1] ?? 0);
+        const short = median(cpuUs.get(resumeSteps)!.splice(0));
+        const long = median(cpuUs.get(2 * resumeSteps)!.splice(0));
+        cpuRounds.push((long - short) / 1000 / resumeSteps);
         sampling.onProgress?.(++done, total);
       },
     });

@@ -39,12 +39,11 @@ export {
 } from './options.ts';
 export {
   DEFAULT_MAX_FLOOR_RATIO,
-  measureAppendRatio,
-  measureLoopRatio,
-  measureStepOverhead,
+  measurePerfStep,
+  PERF_DEFAULTS,
   type PerfSampling,
-  type RatioMeasurement,
-  type StepOverheadMeasurement,
+  type PerfVerdict,
+  perfVerdicts,
 } from './perf/ratios.ts';
 export { createProgress, overallFraction, type ProgressReporter, type ProgressStream } from './progress.ts';
 export {
@@ -72,7 +71,15 @@ export {
 export { type BenchHooks, type BenchProgress, runBench } from './run-bench.ts';
 export { type InterleavedSampling, sampleInterleaved, type TimedSide } from './sampler.ts';
 export { type LatencyStats, latencyStats, median, percentile } from './stats.ts';
-export { floorSession, floorWriter, measureStep, type StepResult, type StepSampling } from './step.ts';
+export {
+  type FloorSteps,
+  floorSession,
+  floorWriter,
+  marginalCosts,
+  measureStep,
+  type StepResult,
+  type StepSampling,
+} from './step.ts';
 export { countStoreCalls } from './store-calls.ts';
 export { formatTable } from './table.ts';
 export {

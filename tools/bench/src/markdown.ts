@@ -29,9 +29,10 @@ const table = (header: string[], rows: string[][]): string[] => [
 function stepRows(stores: MeasuredStore[]): string[] {
   const header = [
     'store',
-    'durable overhead / step',
+    'marginal overhead / step',
+    'fixed overhead / run',
     'one floor append',
-    '**overhead ÷ floor append**',
+    '**marginal ÷ floor append**',
     'write #1 via store',
     'store ÷ floor',
     'one-commit floor / step',
@@ -47,9 +48,10 @@ function stepRows(stores: MeasuredStore[]): string[] {
     const f = s.floor;
     return [
       r.store,
-      formatSpread(s.overheadPerStep),
+      formatSpread(s.marginalPerStep),
+      formatSpread(s.fixedPerRun),
       f ? formatSpread(f.append) : '–',
-      f ? `**${formatRatioSpread(f.overheadVsAppend)}**` : '– (no floor)',
+      f ? `**${formatRatioSpread(f.marginalVsAppend)}**` : '– (no floor)',
       formatSpread(s.storeAppend),
       f ? formatRatioSpread(f.storeAppendVsAppend) : '–',
       f ? formatSpread(f.oneCommit) : '–',
@@ -68,7 +70,7 @@ function historyRows(stores: MeasuredStore[]): string[] {
     'append',
     'load',
     'resume (1 load + steps)',
-    'loop CPU / step',
+    'loop CPU / step (marginal)',
     'bytes / step',
   ];
   const rows = stores.flatMap((r) =>
@@ -125,8 +127,8 @@ function provenance(report: BenchReport): string {
   return (
     `Measured ${report.startedAt.slice(0, 10)} by agentstore-bench ${report.version}${o.quick ? ' in **quick mode (not for publishing)**' : ''} ` +
     `in ${(report.durationMs / 60_000).toFixed(1)} min: ${o.rounds} rounds; per round ${o.samples} samples of each headline side ` +
-    `(a ${o.steps}-step run, or ${o.steps} appends), model latency ${o.modelLatencyMs} ms, ${o.payloadBytes} B of tool output per step; ` +
-    `history ${o.historySizes.map(formatCount).join(' / ')} messages, ${o.historySamples} samples per round, resumed runs of ${o.resumeSteps} steps; ` +
+    `(a run of ${o.steps} or ${2 * o.steps} steps, or ${o.steps} appends), model latency ${o.modelLatencyMs} ms, ${o.payloadBytes} B of tool output per step; ` +
+    `history ${o.historySizes.map(formatCount).join(' / ')} messages, ${o.historySamples} samples per round, resumed runs of ${o.resumeSteps} and ${2 * o.resumeSteps} steps; ` +
     `throughput ${o.throughputRounds} rounds of ${o.throughputBudgetMs} ms per side and level. ` +
     `Machine: ${describeMachine(report.machine, report.atEnd)}.`
   );
@@ -144,13 +146,13 @@ export function resultsMarkdown(report: BenchReport): string {
     '',
     '### Per tool step, through run()',
     '',
-    `The durable overhead of one tool step (call committed, no-op tool, result committed; write #2 overlapping the next model request) = (durable run − the same run without a store) ÷ steps, with a model of fixed ${report.options.modelLatencyMs} ms latency, against ONE floor append of one message. Target (issue #17): ${HEADLINE_TARGET.what}.`,
+    `The marginal durable overhead of one tool step (call committed, no-op tool, result committed; write #2 overlapping the next model request), from whole runs of S = ${report.options.steps} and 2S = ${2 * report.options.steps} tool steps with a model of fixed ${report.options.modelLatencyMs} ms latency, durable and without a store, interleaved in the same rounds: per round ((durable 2S − durable S) − (stateless 2S − stateless S)) ÷ S. The lease, the load, the final answer and the release cancel out; they are the fixed overhead / run (durable S − stateless S − S × marginal). The headline is the marginal overhead ÷ ONE floor append of one message, per round. Target (issue #17): ${HEADLINE_TARGET.what}.`,
     '',
     ...stepRows(measured),
     '',
     '### History growth',
     '',
-    'Sessions pre-filled to each size. append: one message at the head; load: the whole session; resume: `run()` continuing the session (lease, one load, the steps, the answer); loop CPU / step: process CPU between the resumed run’s first and last model request, less the model’s, per step (includes the driver’s in-process work); bytes / step: stored message JSON per step plus the session record.',
+    'Sessions pre-filled to each size. append: one message at the head; load: the whole session; resume: `run()` continuing the session (lease, one load, the steps, the answer); loop CPU / step (marginal): per round, (CPU of a resumed run of 2S steps − CPU of one of S steps) ÷ S, each counted between the run’s first and last model request less the model’s own (it includes the driver’s in-process work), so the lease, the load and the load’s garbage cancel out; bytes / step: stored message JSON per step plus the session record.',
     '',
     ...historyRows(measured),
     '',

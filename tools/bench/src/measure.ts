@@ -65,6 +65,8 @@ export async function measureTarget(
     const roundTrips = await measureRoundTrips(target, store, newId, options.steps, options.payloadBytes);
     report('round trips', 1, 1);
 
+    // Each phase opens with done = 0, so plain progress lines (no terminal) name every phase.
+    report('history', 0, 1);
     const history = await measureHistory(store, newId, {
       sizes: options.historySizes,
       rounds: options.rounds,
@@ -75,6 +77,7 @@ export async function measureTarget(
       ...withSignal,
     });
 
+    report('throughput', 0, 1);
     const throughput = await measureThroughput(store, floor, newId, {
       levels: options.concurrency,
       rounds: options.throughputRounds,

@@ -5,7 +5,7 @@ import { MIN_PAYLOAD_BYTES } from './workload.ts';
 export interface BenchOptions {
   /** Target modules (files or URLs) to measure, in this order: the files agentstore-conformance takes. */
   targets: string[];
-  /** Tool steps per timed run (headline and throughput). */
+  /** S: tool steps of the short timed run of the headline (the long run has 2S), and of each throughput session. */
   steps: number;
   /** Bytes of tool output per step (and of each seeded message). */
   payloadBytes: number;
@@ -19,7 +19,7 @@ export interface BenchOptions {
   historySizes: number[];
   /** Samples per round of each history figure. */
   historySamples: number;
-  /** Tool steps of each resumed run in the history table. */
+  /** S of the history table's resumed runs (of S and 2S steps; their difference is the marginal loop CPU). */
   resumeSteps: number;
   /** Concurrency levels: workers running whole sessions side by side. */
   concurrency: number[];
@@ -44,7 +44,7 @@ export const BENCH_DEFAULTS = {
   modelLatencyMs: 2,
   historySizes: [10, 100, 1_000, 10_000],
   historySamples: 3,
-  resumeSteps: 3,
+  resumeSteps: 5,
   concurrency: [1, 8, 32],
   throughputRounds: 3,
   throughputBudgetMs: 1_500,
@@ -140,17 +140,20 @@ export function resolveBenchOptions(input: BenchInput = {}, { forHelp = false } 
 export const BENCH_USAGE = `Usage: agentstore-bench [options]
 
 Measures what durability costs per tool step on each store, on this machine, against the
-same backend's hand-written floor (the cheapest correct append): the durable overhead of a
-tool step through run() with a model of fixed latency, in µs and in floor appends; a one-
+same backend's hand-written floor (the cheapest correct append): the marginal durable
+overhead of a tool step through run() with a model of fixed latency (from runs of S and 2S
+steps, so per-run costs cancel), in µs and in floor appends, and the fixed cost per run; a one-
 and a two-commit floor; round trips counted on the timed store; a history-growth table
-(append, load, resume, loop CPU and bytes per step at 10 to 10,000 stored messages); and
-steps/s at several concurrency levels for the store and the floor. Every time figure is
+(append, load, resume, marginal loop CPU and bytes per step at 10 to 10,000 stored
+messages); and steps/s at several concurrency levels for the store and the floor. Every
+time figure is
 the median of ${BENCH_DEFAULTS.rounds} interleaved rounds' medians, with the spread (lowest–highest round).
 
   --target <modules>      target module files, comma-separated (required): the files
                           agentstore-conformance takes; built-in stores publish theirs
                           as @agentstore/<name>/testing.
-  --steps <n>             tool steps per timed run (default ${BENCH_DEFAULTS.steps})
+  --steps <n>             S: the headline times runs of S and 2S tool steps; throughput
+                          sessions have S steps (default ${BENCH_DEFAULTS.steps})
   --payload <bytes>       tool output bytes per step (default ${BENCH_DEFAULTS.payloadBytes})
   --rounds <n>            rounds per time figure (default ${BENCH_DEFAULTS.rounds}; quick ${QUICK_DEFAULTS.rounds})
   --samples <n>           headline samples per side and round (default ${BENCH_DEFAULTS.samples}; quick ${QUICK_DEFAULTS.samples})

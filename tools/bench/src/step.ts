@@ -18,18 +18,30 @@ import {
   withSeqs,
 } from './workload.ts';
 
-/** The headline: what durability adds to one tool step of `run()`, against the floor's appends. */
+/**
+ * The headline: what durability adds to ONE MORE tool step of `run()` (the marginal cost), apart
+ * from what it adds once per run (lease, load, the final answer, release), against the floor.
+ */
 export interface StepResult {
   /** The scripted model's fixed latency per request (a timer), ms. */
   modelLatencyMs: number;
-  /** Tool steps per timed run. */
+  /** Tool steps of the short timed run (S); the long run has twice as many. */
   steps: number;
-  /** A whole durable run (lease, load, every step, the answer) on a fresh session. */
+  /** A whole durable run of S steps (lease, load, every step, the answer, release) on a fresh session. */
   durableRun: Spread;
-  /** The same run with no store. */
+  /** The same of 2S steps. */
+  durableLongRun: Spread;
+  /** The run of S steps with no store. */
   statelessRun: Spread;
-  /** (durable run − stateless run) ÷ steps, per round: the durable overhead of one tool step. */
-  overheadPerStep: Spread;
+  /** The run of 2S steps with no store. */
+  statelessLongRun: Spread;
+  /**
+   * The headline, per round: ((durable 2S − durable S) − (stateless 2S − stateless S)) ÷ S. What
+   * durability adds to one more tool step; the per-run costs cancel out.
+   */
+  marginalPerStep: Spread;
+  /** Per round: durable S − stateless S − S × marginal: what durability adds once per run. */
+  fixedPerRun: Spread;
   /** One `store.append` of write #1 as `run()` sends it (one message, lease token, state). */
   storeAppend: Spread;
   /** The floors; null when the target has none (the overhead is then reported alone). */
@@ -43,10 +55,12 @@ export interface FloorSteps {
   oneCommit: Spread;
   /** Two-commit floor: the call, then the result, as two floor appends. */
   twoCommit: Spread;
-  /** overheadPerStep ÷ append, per round: the headline (target ≤ 1.2 on Postgres). */
-  overheadVsAppend: RatioSpread;
+  /** marginalPerStep ÷ append, per round: the headline (target ≤ 1.2 on Postgres). */
+  marginalVsAppend: RatioSpread;
   /** storeAppend ÷ append, per round. */
   storeAppendVsAppend: RatioSpread;
+  /** marginalPerStep ÷ twoCommit, per round: a durable step against the same step written by hand. */
+  marginalVsTwoCommit: RatioSpread;
 }
 
 export interface StepSampling {
@@ -82,11 +96,25 @@ export function floorWriter(floor: RawAppendFloor, session: { id: string; head: 
   };
 }
 
+/** Per round: the marginal cost of a step and the fixed cost of a run, from runs of S and 2S steps. */
+export function marginalCosts(
+  steps: number,
+  runs: { durable: number[]; durableLong: number[]; stateless: number[]; statelessLong: number[] },
+): { marginal: number[]; fixed: number[] } {
+  const marginal = runs.durable.map(
+    (short, r) => (runs.durableLong[r]! - short - (runs.statelessLong[r]! - runs.stateless[r]!)) / steps,
+  );
+  const fixed = runs.durable.map((short, r) => short - runs.stateless[r]! - steps * marginal[r]!);
+  return { marginal, fixed };
+}
+
 /**
- * Store and floor interleaved in every round: a durable `run()` of `steps` tool steps with a model
- * of fixed latency (write #2 overlaps the next request, as run() does), the same run without a
- * store, write #1 through the store, and three floors: one append, a step in one append, a step in
- * two appends. Append sides time `steps` appends in a row and report one.
+ * Store and floor interleaved in every round: durable `run()`s of S = `steps` and 2S tool steps
+ * with a model of fixed latency (write #2 overlaps the next request, as run() does), the same runs
+ * without a store, write #1 through the store, and three floors: one append, a step in one
+ * append, a step in two appends. Append sides time S appends in a row and report one. The
+ * marginal cost of a step is the difference of the two run lengths, less the same difference
+ * without a store, so the per-run work (lease, load, answer, release) cancels out.
  */
 export async function measureStep(
   store: AgentStore,
@@ -95,22 +123,28 @@ export async function measureStep(
   sampling: StepSampling,
 ): Promise<StepResult> {
   const { steps, payloadBytes, modelLatencyMs } = sampling;
-  const agent = benchAgent(steps, payloadBytes);
-  const durable: TimedSide = () => {
-    const sessionId = newId('step');
-    const llm = fixedLatencyLlm(steps, modelLatencyMs);
-    return async () => {
-      const result = await run(agent, { store, sessionId, message: 'go', llm });
-      if (result.status !== 'complete') throw new Error(`a benchmark run ended with status ${result.status}`);
+  const agents = new Map([steps, 2 * steps].map((n) => [n, benchAgent(n, payloadBytes)]));
+  const durable =
+    (toolSteps: number): TimedSide =>
+    () => {
+      const agent = agents.get(toolSteps)!;
+      const sessionId = newId('step');
+      const llm = fixedLatencyLlm(toolSteps, modelLatencyMs);
+      return async () => {
+        const result = await run(agent, { store, sessionId, message: 'go', llm });
+        if (result.status !== 'complete')
+          throw new Error(`a benchmark run ended with status ${result.status}`);
+      };
     };
-  };
-  const stateless: TimedSide = () => {
-    const llm = fixedLatencyLlm(steps, modelLatencyMs);
-    return async () => {
-      await run(agent, { message: 'go', llm });
+  const stateless =
+    (toolSteps: number): TimedSide =>
+    () => {
+      const agent = agents.get(toolSteps)!;
+      const llm = fixedLatencyLlm(toolSteps, modelLatencyMs);
+      return async () => {
+        await run(agent, { message: 'go', llm });
+      };
     };
-  };
-
   // write #1 through the store, as run() sends it: one message, under a lease, with the state.
   const leasedId = newId('step-append');
   const holder = crypto.randomUUID();
@@ -144,7 +178,8 @@ export async function measureStep(
         for (const batch of batches) await write(batch);
       };
     };
-  const sides = [durable, stateless, storeAppend];
+  const runSides = [durable(steps), durable(2 * steps), stateless(steps), stateless(2 * steps)];
+  const sides = [...runSides, storeAppend];
   if (floor) {
     const [oneAppend, oneCommit, twoCommit] = await Promise.all(
       ['floor-1', 'floor-one-commit', 'floor-two-commit'].map(async (label) =>
@@ -167,18 +202,32 @@ export async function measureStep(
     ...(sampling.signal ? { signal: sampling.signal } : {}),
     ...(sampling.onRound ? { onRound: sampling.onRound } : {}),
   });
-  const [durableMs, statelessMs, storeAppendMs, floorMs, oneCommitMs, twoCommitMs] = medians.map((side, i) =>
-    // Append sides timed `steps` appends (or steps) in a row: one each.
-    i >= 2 ? side.map((ms) => ms / steps) : side,
-  ) as [number[], number[], number[], number[]?, number[]?, number[]?];
-  const overheadMs = durableMs.map((ms, r) => Math.max(0, ms - statelessMs[r]!) / steps);
+  const [durableMs, durableLongMs, statelessMs, statelessLongMs] = medians as [
+    number[],
+    number[],
+    number[],
+    number[],
+  ];
+  // Append sides timed S appends (or steps) in a row: one each.
+  const [storeAppendMs, floorMs, oneCommitMs, twoCommitMs] = medians
+    .slice(runSides.length)
+    .map((side) => side.map((ms) => ms / steps)) as [number[], number[]?, number[]?, number[]?];
+  const { marginal, fixed } = marginalCosts(steps, {
+    durable: durableMs,
+    durableLong: durableLongMs,
+    stateless: statelessMs,
+    statelessLong: statelessLongMs,
+  });
   const spread = (values: number[]) => spreadMs(values, sampling.samples);
   return {
     modelLatencyMs,
     steps,
     durableRun: spread(durableMs),
+    durableLongRun: spread(durableLongMs),
     statelessRun: spread(statelessMs),
-    overheadPerStep: spread(overheadMs),
+    statelessLongRun: spread(statelessLongMs),
+    marginalPerStep: spread(marginal),
+    fixedPerRun: spread(fixed),
     storeAppend: spread(storeAppendMs),
     floor:
       floorMs && oneCommitMs && twoCommitMs
@@ -186,8 +235,9 @@ export async function measureStep(
             append: spread(floorMs),
             oneCommit: spread(oneCommitMs),
             twoCommit: spread(twoCommitMs),
-            overheadVsAppend: ratioSpread(perRoundRatio(overheadMs, floorMs)),
+            marginalVsAppend: ratioSpread(perRoundRatio(marginal, floorMs)),
             storeAppendVsAppend: ratioSpread(perRoundRatio(storeAppendMs, floorMs)),
+            marginalVsTwoCommit: ratioSpread(perRoundRatio(marginal, twoCommitMs)),
           }
         : null,
   };

@@ -6,9 +6,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   type BenchReport,
   createProgress,
+  formatMicros,
   formatTable,
   isMeasured,
   type MeasuredStore,
+  marginalCosts,
   parseBenchArgs,
   type RatioSpread,
   README_MARKERS,
@@ -115,15 +117,26 @@ function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: bo
   const { step } = result;
   expect(step.steps).toBe(options.steps);
   expect(step.modelLatencyMs).toBe(options.modelLatencyMs);
-  for (const spread of [step.durableRun, step.statelessRun, step.overheadPerStep, step.storeAppend])
+  for (const spread of [
+    step.durableRun,
+    step.durableLongRun,
+    step.statelessRun,
+    step.statelessLongRun,
+    step.marginalPerStep,
+    step.fixedPerRun,
+    step.storeAppend,
+  ])
     expectSpread(spread, options.rounds, options.samples);
-  // The model's latency is in both runs: a run of N steps waits N + 1 times for it.
+  // The model's latency is in every run: a run of N steps waits N + 1 times for it.
   expect(step.statelessRun.p50Us).toBeGreaterThanOrEqual((options.steps + 1) * options.modelLatencyMs * 1000);
+  expect(step.statelessLongRun.p50Us).toBeGreaterThanOrEqual(
+    (2 * options.steps + 1) * options.modelLatencyMs * 1000,
+  );
   if (hasFloor) {
     const floor = step.floor!;
     for (const spread of [floor.append, floor.oneCommit, floor.twoCommit])
       expectSpread(spread, options.rounds, options.samples);
-    expectRatio(floor.overheadVsAppend);
+    expectRatio(floor.marginalVsAppend);
     expectRatio(floor.storeAppendVsAppend);
     // A floor's round trips are counted only by a target that counts them.
     if (result.roundTrips.method === 'driver') positive(result.roundTrips.floorPerAppend!);
@@ -324,6 +337,36 @@ describe('agentstore-bench CLI', () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--concurrency <list>');
+  });
+});
+
+describe('the marginal cost of a step', () => {
+  it('takes the per-run costs out: only what one more step adds is left, and the rest is the fixed cost', () => {
+    // Per round: a run costs fixed + steps × per-step; without a store, fixed' + steps × per-step'.
+    const steps = 10;
+    const durable = (fixed: number, perStep: number, n: number) => fixed + n * perStep;
+    const rounds = [
+      { fixed: 3, perStep: 0.5, statelessFixed: 1, statelessPerStep: 2 },
+      { fixed: 5, perStep: 0.7, statelessFixed: 2, statelessPerStep: 2.2 },
+    ];
+    const { marginal, fixed } = marginalCosts(steps, {
+      durable: rounds.map((r) => durable(r.fixed + r.statelessFixed, r.perStep + r.statelessPerStep, steps)),
+      durableLong: rounds.map((r) =>
+        durable(r.fixed + r.statelessFixed, r.perStep + r.statelessPerStep, 2 * steps),
+      ),
+      stateless: rounds.map((r) => durable(r.statelessFixed, r.statelessPerStep, steps)),
+      statelessLong: rounds.map((r) => durable(r.statelessFixed, r.statelessPerStep, 2 * steps)),
+    });
+    expect(marginal[0]).toBeCloseTo(0.5, 10);
+    expect(marginal[1]).toBeCloseTo(0.7, 10);
+    expect(fixed[0]).toBeCloseTo(3, 10);
+    expect(fixed[1]).toBeCloseTo(5, 10);
+  });
+
+  it('prints a difference that came out below zero in the same units as a positive one', () => {
+    expect(formatMicros(-47.1)).toBe('−47 µs');
+    expect(formatMicros(-15_236.7)).toBe('−15.2 ms');
+    expect(formatMicros(2_540)).toBe('2.54 ms');
   });
 });
 

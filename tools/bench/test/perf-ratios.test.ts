@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import type { AgentStore } from '@agentstore/core';
 import { type OpenTestTarget, openToolTarget, type RawAppendFloor } from '@agentstore/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureAppendRatio, measureLoopRatio, measureStepOverhead } from '../src/index.ts';
+import { measurePerfStep, perfVerdicts } from '../src/index.ts';
 
 // The custom node:sqlite store of docs/custom-store.md: a real store with a hand-written floor.
 const customTarget = join(import.meta.dirname, '../../../docs/examples/custom-store/conformance-target.ts');
 
-// The perf job's measurements (`pnpm perf`) must keep working, but CI never judges their times:
-// these tests check what they measure and report, not how fast anything is.
-describe('the perf job measurements (shape only, never judged on time)', () => {
+// The perf job's measurement (`pnpm perf`) must keep working, but CI never judges its times:
+// these tests check what it measures, reports and judges, not how fast anything is.
+describe('the perf job (shape only, never judged on time)', () => {
   let target: OpenTestTarget;
   let store: AgentStore;
   let floor: RawAppendFloor;
@@ -22,30 +22,54 @@ describe('the perf job measurements (shape only, never judged on time)', () => {
     await store.close();
     await target.close();
   });
-  const positive = (value: number) => expect(Number.isFinite(value) && value > 0).toBe(true);
 
-  it('measureAppendRatio times the store and the floor the same number of times', async () => {
-    const m = await measureAppendRatio(store, floor, { warmup: 1, samples: 5 });
-    expect(m.samples).toBe(5);
-    positive(m.storeMs);
-    positive(m.floorMs);
-    expect(m.ratio).toBeCloseTo(m.storeMs / m.floorMs, 10);
+  it('measures the bench per-step figures in every round and leaves no session behind', async () => {
+    const rounds: number[] = [];
+    const step = await measurePerfStep(
+      store,
+      floor,
+      { rounds: 2, samples: 1, steps: 2, modelLatencyMs: 1 },
+      (done) => rounds.push(done),
+    );
+    expect(rounds).toEqual([1, 2]);
+    expect(step.steps).toBe(2);
+    expect(step.marginalPerStep.rounds).toBe(2);
+    expect(step.floor!.twoCommit.rounds).toBe(2);
+    expect((await store.listSessions({ limit: 100 })).sessions).toEqual([]);
+
+    const verdicts = perfVerdicts(step, 3);
+    expect(verdicts.map((v) => [v.what, v.limit])).toEqual([
+      ['write #1 via store ÷ one floor append', 3],
+      ['marginal durable overhead per tool step ÷ two-commit floor step', 3],
+      [expect.stringMatching(/÷ one floor append \(the bench headline; model 1 ms\)$/), null],
+    ]);
+    expect(verdicts[0]!.ratio).toEqual(step.floor!.storeAppendVsAppend);
+    expect(verdicts[2]!.ratio).toEqual(step.floor!.marginalVsAppend);
   });
 
-  it('measureLoopRatio subtracts the stateless run and reports it', async () => {
-    const m = await measureLoopRatio(store, floor, { warmup: 1, samples: 3 });
-    expect(m.samples).toBe(3);
-    positive(m.floorMs);
-    positive(m.loopCpuMs!);
-    expect(m.storeMs).toBeGreaterThanOrEqual(0);
-  });
-
-  it('measureStepOverhead reports the overhead per step against one floor append', async () => {
-    const m = await measureStepOverhead(store, floor, { warmup: 1, samples: 3, modelLatencyMs: 1 });
-    expect(m.samples).toBe(3);
-    expect(m.modelLatencyMs).toBe(1);
-    positive(m.floorAppendMs);
-    expect(m.overheadPerStepMs).toBeGreaterThanOrEqual(0);
-    expect(m.ratio).toBeCloseTo(m.overheadPerStepMs / m.floorAppendMs, 10);
+  it('fails a judged ratio whose median round is beyond the limit, and never the reported one', () => {
+    const ratio = (median: number) => ({ median, min: median, max: median });
+    const spread = { p50Us: 1, minUs: 1, maxUs: 1, rounds: 1, samplesPerRound: 1 };
+    const step = {
+      modelLatencyMs: 2,
+      steps: 10,
+      durableRun: spread,
+      durableLongRun: spread,
+      statelessRun: spread,
+      statelessLongRun: spread,
+      marginalPerStep: spread,
+      fixedPerRun: spread,
+      storeAppend: spread,
+      floor: {
+        append: spread,
+        oneCommit: spread,
+        twoCommit: spread,
+        marginalVsAppend: ratio(9),
+        storeAppendVsAppend: ratio(1.1),
+        marginalVsTwoCommit: ratio(3.5),
+      },
+    };
+    expect(perfVerdicts(step, 3).map((v) => v.ok)).toEqual([true, false, true]);
+    expect(perfVerdicts({ ...step, floor: null }, 3)).toEqual([]);
   });
 });
