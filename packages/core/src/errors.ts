@@ -174,20 +174,28 @@ export class ToolDurabilityError extends AgentStoreError {
   }
 }
 
-/** An append failed in a way that leaves its outcome unknown, and a re-read could not settle it. */
+/**
+ * An append failed in a way that leaves its outcome unknown, and a re-read could not settle it; or
+ * it went unanswered for the lease's safe window (TTL − margin), so the run gave its lease up
+ * rather than wait forever (`rereadError` is then null, and `cause` says so).
+ */
 export class AppendOutcomeUnknownError extends AgentStoreError {
   readonly code = 'APPEND_OUTCOME_UNKNOWN' as const;
   readonly sessionId: string;
   readonly expectedSeq: number;
-  /** Why the re-read could not settle it (the append's own failure is `cause`). */
+  /** Why the re-read could not settle it (the append's own failure is `cause`); null when none was tried. */
   readonly rereadError: unknown;
   constructor(
     facts: { sessionId: string; expectedSeq: number; rereadError?: unknown },
     options?: { cause?: unknown },
   ) {
+    const why =
+      facts.rereadError === undefined
+        ? "no answer came within the lease's safe window, so the lease was given up"
+        : 're-reading could not tell';
     super(
       `Session ${JSON.stringify(facts.sessionId)}: the append after seq ${facts.expectedSeq} may or may not ` +
-        'have committed and re-reading could not tell; the next run resolves it',
+        `have committed and ${why}; the next run resolves it`,
       options,
     );
     this.sessionId = facts.sessionId;

@@ -1,4 +1,4 @@
-import { isAgentStoreError, LeaseLostError } from './errors.ts';
+import { type AgentStoreError, isAgentStoreError, LeaseLostError } from './errors.ts';
 import { leaseSafetyMarginMs } from './lease-rules.ts';
 import type { AgentStore, LeaseToken } from './store.ts';
 
@@ -13,8 +13,21 @@ import type { AgentStore, LeaseToken } from './store.ts';
  * running past the moment another may take over.
  */
 export interface LeaseKeeper {
-  /** Throws (and aborts the run) once the local deadline has passed or the store said the lease is gone. */
+  /**
+   * Throws (and aborts the run) once the local deadline has passed, the store said the lease is
+   * gone, or the holder gave it up (see `watch`).
+   */
   assertHeld(): void;
+  /**
+   * Settles as `call` does, unless `call` stays unanswered for the lease's safe window (TTL −
+   * margin, counted from now): then the holder gives the lease up — no renewal is sent from then
+   * on, so it lapses in the store and epoch fencing refuses `call` should it land later — the run
+   * is aborted with `overdue()`, and the returned promise rejects with it. A store call on a
+   * half-open pooled connection never answers while renewals, on another connection, still do:
+   * without this the run would wait forever, renewing, and block the session. A call that answers
+   * within the window, however slowly, is untouched.
+   */
+  watch<T>(call: Promise<T>, overdue: () => AgentStoreError): Promise<T>;
   stop(): void;
 }
 
@@ -31,7 +44,8 @@ export function keepLeaseAlive(options: {
   ttlMs: number;
   /** `performance.now()` when the acquire that granted the lease was sent. */
   sentAt: number;
-  onLost: (error: LeaseLostError) => void;
+  /** The lease is gone: lost (`LeaseLostError`) or given up over an unanswered call (`watch`). */
+  onLost: (error: AgentStoreError) => void;
   /** The monotonic clock; `performance.now` unless a test fakes it. */
   now?: () => number;
   /**
@@ -50,7 +64,7 @@ export function keepLeaseAlive(options: {
   let deadline = options.sentAt + validFor;
   let wallDeadline = wallNow() - (now() - options.sentAt) + validFor;
   const passed = () => now() >= deadline || wallNow() >= wallDeadline;
-  let lost: LeaseLostError | null = null;
+  let lost: AgentStoreError | null = null;
   let stopped = false;
   let lastError: unknown = null;
   let renewTimer: ReturnType<typeof setTimeout> | undefined;
@@ -64,7 +78,7 @@ export function keepLeaseAlive(options: {
           cause === undefined ? undefined : { cause },
         );
 
-  const lose = (error: LeaseLostError) => {
+  const lose = (error: AgentStoreError) => {
     if (lost !== null) return;
     lost = error;
     stop();
@@ -132,6 +146,27 @@ export function keepLeaseAlive(options: {
     assertHeld() {
       if (lost === null && passed()) expire();
       if (lost !== null) throw lost;
+    },
+    watch(call, overdue) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          // Once the run is over (stopped) there is no lease left to give up, only a wait to end.
+          const error = lost ?? overdue();
+          if (!stopped) lose(error);
+          reject(error);
+        }, validFor);
+        unref(timer);
+        call.then(
+          (value) => {
+            clearTimeout(timer);
+            resolve(value);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        );
+      });
     },
     stop,
   };

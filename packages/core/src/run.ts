@@ -11,6 +11,7 @@ import {
 import {
   InvalidArgumentError,
   isAgentStoreError,
+  LeaseLostError,
   MemoryStoreNotDurableError,
   StoreConfigurationError,
 } from './errors.ts';
@@ -617,8 +618,17 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     if (!finished) keeper.assertHeld();
   });
   let released = false;
+  // A load or release left unanswered for the lease's safe window: the holder gives the lease up.
+  const unanswered = (what: string) => () =>
+    new LeaseLostError(
+      { sessionId, holder, epoch },
+      { cause: new Error(`${what} did not answer within the lease's safe window; the lease was given up`) },
+    );
   try {
-    const loaded = await untilAborted(store.load(sessionId), leaseLost.signal);
+    const loaded = await untilAborted(
+      keeper.watch(store.load(sessionId), unanswered('load')),
+      leaseLost.signal,
+    );
     const messages = loaded?.messages ?? [];
     const priorUsage = (session.state as { usage?: Usage } | null)?.usage;
     const totalUsage = (): JsonValue => ({
@@ -636,6 +646,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       state: totalUsage,
       assertHeld: keeper.assertHeld,
       leaseLost: leaseLost.signal,
+      watch: keeper.watch,
     });
     const ledger: MessageLedger = {
       get headSeq() {
@@ -671,7 +682,10 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       released = true;
       // Everything is committed; a failed release only delays the next run until the lease
       // expires, so the run still succeeds and reports it.
-      const releaseError = await untilAborted(store.releaseLease(sessionId, lease), leaseLost.signal).then(
+      const releaseError = await untilAborted(
+        keeper.watch(store.releaseLease(sessionId, lease), unanswered('releaseLease')),
+        leaseLost.signal,
+      ).then(
         () => null,
         (error: unknown) => error,
       );
@@ -679,14 +693,16 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     }
     return outcome;
   } catch (error) {
-    if (!released && !isAgentStoreError(error, 'LEASE_LOST')) {
+    // A lease lost or given up (an unanswered append) is not released: it lapses in the store.
+    if (!released && !leaseLost.signal.aborted && !isAgentStoreError(error, 'LEASE_LOST')) {
       // The run's own error is what the caller needs; a failed release only delays the next
       // run until the lease expires, and is attached for diagnosis rather than dropped.
-      await untilAborted(store.releaseLease(sessionId, lease), leaseLost.signal).catch(
-        (releaseError: unknown) => {
-          if (error instanceof Error) Object.assign(error, { leaseReleaseError: releaseError });
-        },
-      );
+      await untilAborted(
+        keeper.watch(store.releaseLease(sessionId, lease), unanswered('releaseLease')),
+        leaseLost.signal,
+      ).catch((releaseError: unknown) => {
+        if (error instanceof Error) Object.assign(error, { leaseReleaseError: releaseError });
+      });
     }
     throw error;
   } finally {

@@ -1,5 +1,6 @@
 import { abortableSleep } from './abortable-sleep.ts';
 import {
+  type AgentStoreError,
   AppendOutcomeUnknownError,
   isAgentStoreError,
   isDefiniteAppendFailure,
@@ -123,6 +124,12 @@ export interface DurableLedgerOptions {
   assertHeld: () => void;
   /** Aborts when the lease is lost: it cuts short any wait between retries at once. */
   leaseLost: AbortSignal;
+  /**
+   * The lease keeper's `watch`: bounds every append and re-read by the lease's safe window, so
+   * one that never answers makes the holder give the lease up instead of waiting forever.
+   * Without it (unit tests of the ledger alone), calls are awaited as they are.
+   */
+  watch?: <T>(call: Promise<T>, overdue: () => AgentStoreError) => Promise<T>;
 }
 
 /**
@@ -134,7 +141,9 @@ export interface DurableLedgerOptions {
  */
 export function durableLedger(options: DurableLedgerOptions): MessageLedger {
   const { store, sessionId, assertHeld, leaseLost } = options;
+  const watch = options.watch ?? (<T>(call: Promise<T>) => call);
   let headSeq = options.headSeq;
+  const unanswered = (what: string) => new Error(`${what} did not answer within the lease's safe window`);
 
   /**
    * true: our messages are there; false: nothing landed after expectedSeq. A re-read that fails
@@ -146,9 +155,18 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
     for (let attempt = 0; ; attempt++) {
       assertHeld();
       try {
-        reread = await store.load(sessionId, { afterSeq: expectedSeq });
+        reread = await watch(
+          store.load(sessionId, { afterSeq: expectedSeq }),
+          () =>
+            new AppendOutcomeUnknownError(
+              { sessionId, expectedSeq, rereadError: unanswered('the re-read') },
+              { cause },
+            ),
+        );
         break;
       } catch (error) {
+        // Given up meanwhile (the re-read went unanswered, or the deadline passed): that is the error.
+        assertHeld();
         // Waiting heals transport errors, not our own typed errors (a corrupt record) nor an
         // error that declares `retryable: false` (a closed client, a simulated dead process).
         const permanent = isAgentStoreError(error) || (error as { retryable?: unknown })?.retryable === false;
@@ -183,7 +201,11 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
       for (let retries = 0; ; retries++) {
         assertHeld();
         try {
-          const result = await store.append(sessionId, input);
+          const result = await watch(
+            store.append(sessionId, input),
+            () =>
+              new AppendOutcomeUnknownError({ sessionId, expectedSeq }, { cause: unanswered('the append') }),
+          );
           headSeq = result.headSeq;
           return withSeqs(messages, expectedSeq);
         } catch (error) {
