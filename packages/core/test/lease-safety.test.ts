@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   type AgentStore,
+  type AgentStoreError,
   defineAgent,
   InvalidArgumentError,
   isAgentStoreError,
@@ -34,7 +35,7 @@ describe('the lease keeper (holder side), on a fake clock', () => {
   });
 
   const start = (store: AgentStore, ttlMs: number) => {
-    const lost: LeaseLostError[] = [];
+    const lost: AgentStoreError[] = [];
     const keeper = keepLeaseAlive({
       store,
       sessionId: 's',
