@@ -54,6 +54,13 @@ export interface RunOptions {
   tools?: Record<string, AnyTool>;
   ownerId?: string | null;
   tenantId?: string | null;
+  /**
+   * Cancels the run: nothing new starts and handlers see `ctx.signal` abort; results of handlers
+   * that finished are still sent. run() rejects with the abort reason without waiting for a
+   * store call still unanswered one event-loop turn after the abort (a half-open connection):
+   * the next run settles such an append by re-reading. The lease is released once that call
+   * settles, or lapses after its TTL if it never does.
+   */
   signal?: AbortSignal;
   /**
    * Lease time-to-live, 10 ms to 24 h; renewed every quarter of it while the run works. The run
@@ -496,6 +503,38 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * Settles as `work` does, or with the caller's abort reason one event-loop turn after the caller
+ * aborted (or after this wait began, when it already had). The turn lets an answer that has
+ * already arrived be taken — an in-process store answers within it — so a cancelled run still
+ * records what the store committed; a call unanswered by then (a half-open connection) is no
+ * longer waited for. `work` is left to finish on its own.
+ */
+function untilCallerGaveUp<T>(work: Promise<T>, caller: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let turn: ReturnType<typeof setTimeout> | undefined;
+    const giveUp = () => {
+      turn = setTimeout(() => reject(caller.reason), 0);
+    };
+    if (caller.aborted) giveUp();
+    else caller.addEventListener('abort', giveUp, { once: true });
+    const done = () => {
+      caller.removeEventListener('abort', giveUp);
+      clearTimeout(turn);
+    };
+    work.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Wraps handlers and `reconcile` so that none starts once the lease's local deadline has passed. */
 function guardTools(tools: Record<string, AnyTool>, assertHeld: () => void): Record<string, AnyTool> {
   const guarded: Record<string, AnyTool> = {};
@@ -618,17 +657,25 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     if (!finished) keeper.assertHeld();
   });
   let released = false;
+  /**
+   * Every wait on the store ends when the lease is lost or given up, or once the caller has
+   * aborted (after one more event-loop turn: an answer already received is still taken). The
+   * call itself goes on; what it did is settled by the next run's re-read.
+   */
+  const storeAnswer = <T>(call: Promise<T>): Promise<T> =>
+    untilAborted(untilCallerGaveUp(call, outer), leaseLost.signal);
   // A load or release left unanswered for the lease's safe window: the holder gives the lease up.
   const unanswered = (what: string) => () =>
     new LeaseLostError(
       { sessionId, holder, epoch },
       { cause: new Error(`${what} did not answer within the lease's safe window; the lease was given up`) },
     );
+  const release = () =>
+    storeAnswer(keeper.watch(store.releaseLease(sessionId, lease), unanswered('releaseLease')));
+  /** The append in flight, while it has not settled (appends are strictly sequential). */
+  let appending: Promise<unknown> | null = null;
   try {
-    const loaded = await untilAborted(
-      keeper.watch(store.load(sessionId), unanswered('load')),
-      leaseLost.signal,
-    );
+    const loaded = await storeAnswer(keeper.watch(store.load(sessionId), unanswered('load')));
     const messages = loaded?.messages ?? [];
     const priorUsage = (session.state as { usage?: Usage } | null)?.usage;
     const totalUsage = (): JsonValue => ({
@@ -654,11 +701,17 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       },
       limits: base.limits,
       async commit(batch, commitOptions) {
-        // A cancelled run still commits what finished (its effects happened); a lost lease cannot.
+        // A cancelled run still sends what finished (its effects happened); a lost lease cannot.
         // Checked here too, so a commit after the deadline never starts (the ledger checks again
-        // before every attempt; untilAborted bounds an attempt that never answers).
+        // before every attempt; storeAnswer bounds an attempt that never answers).
         keeper.assertHeld();
-        const records = await untilAborted(base.commit(batch, commitOptions), leaseLost.signal);
+        const sent = base.commit(batch, commitOptions);
+        appending = sent;
+        const settled = () => {
+          if (appending === sent) appending = null;
+        };
+        sent.then(settled, settled);
+        const records = await storeAnswer(sent);
         if (commitOptions?.releaseLease) released = true;
         return records;
       },
@@ -682,10 +735,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       released = true;
       // Everything is committed; a failed release only delays the next run until the lease
       // expires, so the run still succeeds and reports it.
-      const releaseError = await untilAborted(
-        keeper.watch(store.releaseLease(sessionId, lease), unanswered('releaseLease')),
-        leaseLost.signal,
-      ).then(
+      const releaseError = await release().then(
         () => null,
         (error: unknown) => error,
       );
@@ -695,14 +745,24 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   } catch (error) {
     // A lease lost or given up (an unanswered append) is not released: it lapses in the store.
     if (!released && !leaseLost.signal.aborted && !isAgentStoreError(error, 'LEASE_LOST')) {
-      // The run's own error is what the caller needs; a failed release only delays the next
-      // run until the lease expires, and is attached for diagnosis rather than dropped.
-      await untilAborted(
-        keeper.watch(store.releaseLease(sessionId, lease), unanswered('releaseLease')),
-        leaseLost.signal,
-      ).catch((releaseError: unknown) => {
-        if (error instanceof Error) Object.assign(error, { leaseReleaseError: releaseError });
-      });
+      // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
+      const abandoned = appending as Promise<unknown> | null;
+      if (abandoned) {
+        // The caller gave up while an append was unanswered. It may still land: released now,
+        // the lease would fence it and drop a result whose effect happened. So the release
+        // follows it, best-effort and unawaited (nobody is waiting for this run any more); if
+        // the append never answers, the lease lapses after its TTL, renewals having stopped.
+        const releaseLater = () => store.releaseLease(sessionId, lease).catch(() => undefined);
+        abandoned.then(releaseLater, releaseLater);
+      } else {
+        // The run's own error is what the caller needs; a failed release only delays the next
+        // run until the lease expires, and is attached for diagnosis rather than dropped.
+        await release().catch((releaseError: unknown) => {
+          if (error instanceof Error && releaseError !== error) {
+            Object.assign(error, { leaseReleaseError: releaseError });
+          }
+        });
+      }
     }
     throw error;
   } finally {

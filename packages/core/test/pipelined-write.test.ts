@@ -209,19 +209,24 @@ describe('write #2 overlaps the next model call', () => {
     expect(resumed.status).toBe('complete');
   });
 
-  it('a caller abort during the overlapped model call still commits the finished results', async () => {
+  it('a caller abort during the overlapped model call does not wait for write #2; the write still lands, then the lease is released', async () => {
     const controller = new AbortController();
-    const { inner, gate, running, settled } = await heldRun(2, {
+    const { inner, log, gate, running } = await heldRun(2, {
       signal: controller.signal,
       hook: (call) => {
         if (call === 2) controller.abort(new Error('caller gave up'));
       },
     });
-    expect(settled()).toBe(false);
-    gate.open();
+    // Write #2 is still held (it might never answer): the run settles without it.
     await expect(running).rejects.toThrow('caller gave up');
+    expect(log).not.toContain('append 2 landed');
+    // Not released meanwhile: that would fence the write and drop a result whose effect happened.
+    expect((await inner.load('s'))!.session.lease).not.toBeNull();
+    gate.open();
+    await drainEventLoop();
     const loaded = await expectContiguous(inner, 's');
     expect(loaded.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1' });
+    expect(loaded.session.lease).toBeNull();
   });
 });
 

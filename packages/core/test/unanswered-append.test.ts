@@ -30,6 +30,10 @@ function heldAppend(inner: AgentStore, n: number) {
     letThrough = resolve;
   });
   let held: Promise<{ headSeq: number }> | null = null;
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
   const store: AgentStore = {
     durable: true,
     limits: inner.limits,
@@ -37,6 +41,7 @@ function heldAppend(inner: AgentStore, n: number) {
     append(id, input) {
       if (++appends !== n) return inner.append(id, input);
       held = gate.then(() => inner.append(id, input));
+      arrived();
       return held;
     },
     acquireLease: (id, options) => inner.acquireLease(id, options),
@@ -53,6 +58,8 @@ function heldAppend(inner: AgentStore, n: number) {
   return {
     store,
     renewals: () => renewals,
+    /** Resolves once the held append has been sent. */
+    reached,
     /** Lets the held append reach the store now; resolves with what the store answered. */
     land: () => {
       letThrough();
@@ -138,6 +145,59 @@ describe('an append that never answers while renewals still do', () => {
     const [c1] = foldSession(before).toolCalls;
     expect(c1!.result?.kind).toBe('tool-durability-error');
     expect(sent).toEqual(['c1']);
+  });
+});
+
+describe("the caller's abort while an append never answers", () => {
+  for (const n of [1, 2, 3]) {
+    it(`append ${n}: run() rejects with the abort reason at once and renews no more`, async () => {
+      const inner = durableMemoryStore();
+      const { agent } = sender();
+      const held = heldAppend(inner, n);
+      const controller = new AbortController();
+      const ttl = 400;
+      const running = run(agent, {
+        store: held.store,
+        sessionId: 's',
+        message: 'go',
+        llm: steps(),
+        leaseTtlMs: ttl,
+        signal: controller.signal,
+      }).catch((e: unknown) => e);
+      await held.reached;
+      const reason = new Error('caller gave up');
+      controller.abort(reason);
+      expect(await running).toBe(reason);
+      const renewalsAtAbort = held.renewals();
+      await sleep(ttl);
+      expect(held.renewals()).toBe(renewalsAtAbort);
+    });
+  }
+
+  it('the next run settles the abandoned append by re-reading: landed, the result is kept', async () => {
+    const inner = durableMemoryStore();
+    const { agent, sent } = sender();
+    const held = heldAppend(inner, 2);
+    const controller = new AbortController();
+    const running = run(agent, {
+      store: held.store,
+      sessionId: 's',
+      message: 'go',
+      llm: steps(),
+      leaseTtlMs: 60_000,
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    await held.reached;
+    controller.abort(new Error('caller gave up'));
+    await running;
+    // The write answers after all; the lease, released only after it, is then free at once.
+    expect(await held.land()).toEqual({ headSeq: 3 });
+    await sleep(0);
+    const resumed = await run(agent, { store: inner, sessionId: 's', llm: steps() });
+    expect(resumed.status).toBe('complete');
+    expect(sent).toEqual(['c1', 'c2']);
+    const [c1] = foldSession(resumed.messages).toolCalls;
+    expect(c1!.result?.content).toBe('{"sent":1}');
   });
 });
 
