@@ -1,5 +1,5 @@
 import { InvalidModelReplyError } from './errors.ts';
-import { assertPlainJson, isWellFormedText, toWellFormedText } from './json-boundary.ts';
+import { assertPlainJson, isWellFormedText, snapshotInput, toWellFormedText } from './json-boundary.ts';
 import type { JsonValue, NewMessage, ResultOrigin, ToolCall } from './records.ts';
 import { fitsOneAppend } from './session-writer.ts';
 import type { StoreLimits } from './store.ts';
@@ -21,6 +21,8 @@ export interface ModelStep {
 }
 
 const NEVER_RAN: ResultOrigin = { via: 'invalid-call', attempt: 0 };
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const clip = (name: string) => (name.length > 200 ? `${name.slice(0, 200)}…` : name);
 
@@ -61,25 +63,44 @@ export function modelStep(
   /** Why the call at an index cannot run. */
   const broken = new Map<number, string>();
   const calls: { id?: string; name: string; input: JsonValue }[] = [];
+  /** Each stored input's size as JSON, when the store has limits to fit. */
+  const inputBytes: number[] = [];
+  const sized = !unlimited(limits);
   for (let i = 0; i < given.length; i++) {
     const call: unknown = given[i];
     if (typeof call !== 'object' || call === null) refuse(`toolCalls[${i}]`, 'must be an object');
-    const { id, name, input } = call as { id?: unknown; name?: unknown; input?: unknown };
+    const { id, name, input: liveInput } = call as { id?: unknown; name?: unknown; input?: unknown };
     if (typeof name !== 'string') refuse(`toolCalls[${i}].name`, `must be a string (got ${typeof name})`);
     const storedName = toWellFormedText(name as string);
+    // The input is read once, here: the copy is what is checked, sized, stored, shown to the
+    // model and handed to the handler, so a getter or Proxy answering differently on each read
+    // (or throwing on the second) cannot make them differ. A failure is a broken call, not the run's.
+    let input: JsonValue = null;
     if (!isWellFormedText(name as string)) {
       broken.set(i, 'its tool name is not well-formed UTF-16 (it holds a lone surrogate)');
     } else {
       try {
-        assertPlainJson(input, 'input');
+        const copy = snapshotInput(liveInput);
+        assertPlainJson(copy, 'input');
+        input = copy as JsonValue;
       } catch (error) {
-        broken.set(i, `its input is not plain JSON (${(error as Error).message.replace(/^Invalid /, '')})`);
+        broken.set(i, `its input is not plain JSON (${errorText(error).replace(/^Invalid /, '')})`);
+      }
+    }
+    inputBytes.push(0);
+    if (sized && !broken.has(i)) {
+      try {
+        inputBytes[i] = utf8ByteLength(JSON.stringify(input));
+      } catch (error) {
+        // (Plain JSON always serialises, unless it is longer than a string can be.)
+        broken.set(i, `its input cannot be serialised (${errorText(error)})`);
+        input = null;
       }
     }
     calls.push({
       ...(typeof id === 'string' ? { id } : {}),
       name: storedName,
-      input: broken.has(i) ? null : (input as JsonValue),
+      input,
     });
   }
   const assigned = ids.assign(calls, assistantId);
@@ -108,11 +129,10 @@ export function modelStep(
   };
 
   let step = build();
-  if (unlimited(limits)) return step;
+  if (!sized) return step;
   const fits = () =>
     messageByteLength(step.assistant) <= limits.maxMessageBytes &&
     fitsOneAppend([step.assistant, ...step.inputErrors], limits);
-  const inputBytes = assigned.map((call) => utf8ByteLength(JSON.stringify(call.input) ?? ''));
   while (!fits()) {
     // Each dropped input adds a result to the assistant's append; past the count limit, stop.
     if (step.inputErrors.length + 2 > limits.maxMessagesPerAppend) {
