@@ -98,6 +98,7 @@ async function outputMessage(
 }
 
 async function runHandler(scope: CallScope, tool: AnyTool, call: ToolCall, input: unknown, ctx: ToolContext) {
+  // Read before the handler runs: it may change its ctx.
   const origin: ResultOrigin = { via: 'handler', attempt: ctx.attempt };
   let output: unknown;
   try {
@@ -124,12 +125,21 @@ async function toolContext(scope: CallScope, call: ToolCall, attempt: number): P
   };
 }
 
+/**
+ * The call's input as the tool's schema makes it, from a copy of its own: the stored input is
+ * also the session record, the model's view and `RunResult.messages`, so a schema or a handler
+ * that mutates what it is given (z.any(), z.looseObject, a `meta: z.any()` field) must never
+ * reach it. Each piece of user code that gets an input gets a fresh copy.
+ */
+const validatedInput = (tool: AnyTool, call: ToolCall) =>
+  validateWithSchema(tool.input, structuredClone(call.input), `Input of tool ${call.name}`);
+
 /** Whether a fresh call must wait for a human. Calls with invalid input never wait: they fail. */
 export async function needsApproval(scope: CallScope, call: ToolCall): Promise<boolean> {
   const tool = scope.tools[call.name];
   if (!tool?.needsApproval) return false;
   if (tool.needsApproval === true) return true;
-  const parsed = await tool.input['~standard'].validate(call.input);
+  const parsed = await tool.input['~standard'].validate(structuredClone(call.input));
   if (parsed.issues) return false;
   return (await tool.needsApproval(parsed.value, await toolContext(scope, call, 1))) === true;
 }
@@ -181,7 +191,7 @@ export async function settleToolCall(
   }
   let input: unknown;
   try {
-    input = await validateWithSchema(tool.input, call.input, `Input of tool ${call.name}`);
+    input = await validatedInput(tool, call);
   } catch (error) {
     if (resumed) return durabilityError(scope, call);
     return resultMessage(scope, call, { error: errorText(error) }, NEVER_RAN, 'tool-input-error');
@@ -198,7 +208,9 @@ export async function settleToolCall(
       'tool-cancelled',
     );
   }
-  const ctx = await toolContext(scope, call, resumed ? 2 : 1);
+  const attempt = resumed ? 2 : 1;
+  // Each piece of user code gets its own context object too: reconcile cannot change the handler's.
+  const ctx = await toolContext(scope, call, attempt);
   if (!resumed) return runHandler(scope, tool, call, input, ctx);
   if (tool.reconcile) {
     // A throw leaves the call open for the next run to ask again: nothing ran here.
@@ -208,9 +220,16 @@ export async function settleToolCall(
     if (typeof happened !== 'boolean') return durabilityError(scope, call);
     if (happened) {
       const output = (found as { output?: unknown }).output;
-      return outputMessage(scope, tool, call, output, { via: 'reconciled', attempt: ctx.attempt });
+      return outputMessage(scope, tool, call, output, { via: 'reconciled', attempt });
     }
-    return runHandler(scope, tool, call, input, ctx);
+    let fresh: unknown;
+    try {
+      fresh = await validatedInput(tool, call);
+    } catch {
+      // It validated a moment ago; a schema that now refuses cannot say whether the call ran.
+      return durabilityError(scope, call);
+    }
+    return runHandler(scope, tool, call, fresh, await toolContext(scope, call, attempt));
   }
   if (tool.safeToRetry === true) return runHandler(scope, tool, call, input, ctx);
   return durabilityError(scope, call);
