@@ -106,6 +106,12 @@ export function keepLeaseAlive(options: {
 
   const renew = () => {
     if (stopped) return;
+    // A blocked event loop can run this overdue timer before the deadline's: a renewal sent now
+    // would re-extend, in the store, a lease this holder has already given up.
+    if (passed()) {
+      expire();
+      return;
+    }
     const sentAt = now();
     const sentWall = wallNow();
     // Renewals are not serialised: one that hangs (a half-open connection) must not hold back

@@ -96,6 +96,21 @@ describe('the lease keeper (holder side), on a fake clock', () => {
     keeper.stop();
   });
 
+  it('an overdue renew timer that runs after the deadline (a blocked event loop) expires instead of renewing', async () => {
+    vi.useFakeTimers();
+    const ttl = 1_000;
+    const store = renewFaults(durableMemoryStore(), 'hang');
+    const { keeper, lost } = start(store, ttl);
+    // The loop was blocked past the deadline: the clock moved, no timer ran.
+    vi.setSystemTime(Date.now() + ttl);
+    // Then one turn: the renew timer, due first, runs before the deadline timer.
+    await vi.advanceTimersByTimeAsync(ttl / 4);
+    expect(store.renewCalls).toBe(0);
+    expect(lost).toHaveLength(1);
+    expect(() => keeper.assertHeld()).toThrow(LeaseLostError);
+    keeper.stop();
+  });
+
   it('a renewal answered after the deadline does not revive the lease', async () => {
     vi.useFakeTimers();
     const ttl = 1_000;
@@ -290,5 +305,52 @@ describe('run() under lease faults (real timers, deterministic order)', () => {
       InvalidArgumentError,
     );
     expect((await store.load('b'))?.session.lease?.epoch).toBe(epoch);
+  });
+});
+
+describe('a handler that blocks the event loop past the deadline', () => {
+  it('no renewal is sent after the local deadline, though the overdue renew timer runs first', async () => {
+    const inner = durableMemoryStore();
+    const ttl = 200;
+    let acquiredAt = 0;
+    const renewSentAt: number[] = [];
+    const store: AgentStore = {
+      ...inner,
+      acquireLease: (id, input) => {
+        acquiredAt = performance.now();
+        return inner.acquireLease(id, input);
+      },
+      renewLease: (id, input) => {
+        renewSentAt.push(performance.now() - acquiredAt);
+        return inner.renewLease(id, input);
+      },
+    };
+    const agent = defineAgent({
+      name: 'blocks',
+      instructions: '',
+      tools: {
+        block: tool({
+          description: 'blocks the event loop for two TTLs',
+          input: z.object({}),
+          handler: async () => {
+            const until = performance.now() + 2 * ttl;
+            while (performance.now() < until) {
+              // blocked
+            }
+            // One macrotask turn: the overdue renew timer runs before the deadline timer.
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            return 'ok';
+          },
+        }),
+      },
+    });
+    const llm = scriptedLlm([{ toolCalls: [{ id: 'x', name: 'block', input: {} }] }, { text: 'done' }]);
+    const outcome = await run(agent, { store, sessionId: 'b', message: 'go', llm, leaseTtlMs: ttl }).catch(
+      (error: unknown) => error,
+    );
+    expect(isAgentStoreError(outcome, 'LEASE_LOST')).toBe(true);
+    // acquiredAt is taken just before the acquire is sent: later than the run's own measure, so
+    // this bound is, if anything, generous.
+    expect(renewSentAt.filter((at) => at > ttl - leaseSafetyMarginMs(ttl))).toEqual([]);
   });
 });
