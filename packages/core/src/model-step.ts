@@ -25,6 +25,8 @@ const NEVER_RAN: ResultOrigin = { via: 'invalid-call', attempt: 0 };
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const clip = (name: string) => (name.length > 200 ? `${name.slice(0, 200)}…` : name);
+/** A reason's middle (a long path) is cut, keeping its start and what was wrong at the end. */
+const clipReason = (why: string) => (why.length > 1_000 ? `${why.slice(0, 600)}…${why.slice(-300)}` : why);
 
 const unlimited = (limits: StoreLimits) =>
   limits.maxMessageBytes === Number.POSITIVE_INFINITY &&
@@ -119,7 +121,8 @@ export function modelStep(
         scope,
         stored[i]!,
         {
-          error: `Tool ${JSON.stringify(clip(stored[i]!.name))} did not run: ${why}. Call it again with valid input.`,
+          // (The reason names a path, whose keys are model output too: clipped like the name.)
+          error: `Tool ${JSON.stringify(clip(stored[i]!.name))} did not run: ${clipReason(why)}. Call it again with valid input.`,
         },
         NEVER_RAN,
         'tool-input-error',

@@ -26,8 +26,10 @@ const ran = (origin: ResultOrigin) => origin.via === 'handler' || origin.via ===
 
 /**
  * The tool message for `call`. Its content is `output` as JSON when `output` is plain JSON (the
- * store boundary's rule) and fits the store; otherwise a `tool-output-error` that says why, so an
- * effect that happened is always recorded as settled, never left open or failing the run.
+ * store boundary's rule) and fits the store; otherwise an error saying why, so an effect that
+ * happened is always recorded as settled, never left open or failing the run. That error keeps
+ * `kind` when one was given (an input error too big to store is still a `tool-input-error`, a
+ * durability error still says the call may have run); a plain output becomes a `tool-output-error`.
  */
 export function resultMessage(
   scope: CallScope,
@@ -54,7 +56,7 @@ export function resultMessage(
     const what = ran(origin) ? `Tool ${name} ran, but its output` : `The result of tool ${name}`;
     const fallback = message(
       JSON.stringify({ error: `${what} ${why}; it was not stored` }),
-      'tool-output-error',
+      kind ?? 'tool-output-error',
     );
     if (messageByteLength(fallback) <= scope.maxResultBytes) return fallback;
     const { toolName: _omitted, ...withoutName } = fallback;

@@ -162,3 +162,26 @@ describe('a reply that cannot be stored at all', () => {
     });
   }
 });
+
+describe('a broken call whose reason is itself huge', () => {
+  it('a Date under an 80 KB key: answered with a tool-input-error (clipped reason), never the output-error fallback', async () => {
+    const { agent, ran } = agentWithLedger();
+    const store = durableMemoryStore({ limits: { maxMessageBytes: LIMIT } });
+    const key = 'k-'.repeat(40_000);
+    const llm = scriptedLlm([
+      { toolCalls: [{ name: 'work', input: { [key]: new Date(0) } as never }] },
+      { text: 'done' },
+    ]);
+    const result = await run(agent, { store, sessionId: 's', message: 'go', llm });
+    expect(result.status).toBe('complete');
+    expect(ran).toEqual([]);
+    const [call] = foldSession((await store.load('s'))!.messages).toolCalls;
+    expect(call!.call.input).toBeNull();
+    expect(call!.result!.kind).toBe('tool-input-error');
+    const error = JSON.parse(call!.result!.content).error as string;
+    expect(error).toMatch(
+      /^Tool "work" did not run: its input is not plain JSON \(input\["k-k-.*….*-k-"\]: Date is not JSON\)/,
+    );
+    expect(error.length).toBeLessThan(1_200);
+  });
+});

@@ -164,3 +164,30 @@ describe('tool and reconcile outputs go through the boundary', () => {
     });
   });
 });
+
+describe('an error result too big to store', () => {
+  it('a handler error whose message is over the limit is stored as a tool-error saying so, not as an output error', async () => {
+    const store = durableMemoryStore({ limits: { maxMessageBytes: 16 * 1024 } });
+    const agent = defineAgent({
+      name: 'loud',
+      instructions: '',
+      tools: {
+        fail: tool({
+          description: 'fails loudly',
+          input: z.object({}),
+          handler: () => {
+            throw new Error('x'.repeat(32 * 1024));
+          },
+        }),
+      },
+    });
+    const llm = scriptedLlm([{ toolCalls: [{ id: 'f', name: 'fail', input: {} }] }, { text: 'done' }]);
+    const result = await run(agent, { store, sessionId: 's', message: 'go', llm });
+    expect(result.status).toBe('complete');
+    const [call] = foldSession((await store.load('s'))!.messages).toolCalls;
+    expect(call!.result!.kind).toBe('tool-error');
+    expect(JSON.parse(call!.result!.content).error).toMatch(
+      /^Tool fail ran, but its output is \d+ bytes, over the store's limit/,
+    );
+  });
+});
