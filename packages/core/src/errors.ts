@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Usage } from './llm.ts';
 
 /** Base of every error agentstore throws on purpose. `code` is a literal per class. */
 export abstract class AgentStoreError extends Error {
@@ -220,7 +221,9 @@ export class InvalidArgumentError extends AgentStoreError {
  * tool result (text that is not a string, tool calls that are not an array of objects with a
  * string name, or a reply too big for one stored message even with every call's input dropped).
  * Thrown after the user's message of the step is committed, so the session resumes by asking the
- * model again; the paid reply itself is `reply`, as the adapter returned it.
+ * model again; the paid reply itself is `reply`, as the adapter returned it. The session state's
+ * token count includes the refused reply only when something was committed with it (the user's
+ * message); on a resume with no new message nothing is, and `usage` is the only record of it.
  */
 export class InvalidModelReplyError extends AgentStoreError {
   readonly code = 'INVALID_MODEL_REPLY' as const;
@@ -229,11 +232,14 @@ export class InvalidModelReplyError extends AgentStoreError {
   readonly reason: string;
   /** The reply as the adapter returned it. */
   readonly reply: unknown;
-  constructor(facts: { field: string; reason: string; reply: unknown }) {
+  /** Tokens the run's model calls used, this reply included; null when not known. */
+  readonly usage: Usage | null;
+  constructor(facts: { field: string; reason: string; reply: unknown; usage?: Usage }) {
     super(`The model's reply cannot be stored: ${facts.field} ${facts.reason}; nothing of it was written`);
     this.field = facts.field;
     this.reason = facts.reason;
     this.reply = facts.reply;
+    this.usage = facts.usage ? { ...facts.usage } : null;
   }
 }
 

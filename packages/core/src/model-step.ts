@@ -1,5 +1,6 @@
 import { InvalidModelReplyError } from './errors.ts';
 import { assertPlainJson, isWellFormedText, snapshotInput, toWellFormedText } from './json-boundary.ts';
+import type { Usage } from './llm.ts';
 import type { JsonValue, NewMessage, ResultOrigin, ToolCall } from './records.ts';
 import { fitsOneAppend } from './session-writer.ts';
 import type { StoreLimits } from './store.ts';
@@ -45,11 +46,18 @@ const unlimited = (limits: StoreLimits) =>
  */
 export function modelStep(
   reply: unknown,
-  options: { scope: CallScope; ids: ToolCallIds; limits: StoreLimits; assistantId: string },
+  options: {
+    scope: CallScope;
+    ids: ToolCallIds;
+    limits: StoreLimits;
+    assistantId: string;
+    /** The run's token count so far, this reply included: carried by a refusal. */
+    usage?: Usage;
+  },
 ): ModelStep {
-  const { scope, ids, limits, assistantId } = options;
+  const { scope, ids, limits, assistantId, usage } = options;
   const refuse = (field: string, reason: string): never => {
-    throw new InvalidModelReplyError({ field, reason, reply });
+    throw new InvalidModelReplyError({ field, reason, reply, ...(usage ? { usage } : {}) });
   };
   if (typeof reply !== 'object' || reply === null) refuse('reply', 'is not an object');
   const { text: rawText, toolCalls: rawCalls } = reply as { text?: unknown; toolCalls?: unknown };

@@ -393,6 +393,7 @@ async function loop(
           ids,
           limits: conversation.ledger.limits,
           assistantId: scope.newId(),
+          usage,
         });
       } catch (error) {
         // Keep the user's message: the session then resumes by asking the model again.

@@ -185,3 +185,24 @@ describe('a broken call whose reason is itself huge', () => {
     expect(error.length).toBeLessThan(1_200);
   });
 });
+
+describe('the usage of a refused reply', () => {
+  it('is carried on InvalidModelReplyError: on a resume with no new message nothing is stored to record it', async () => {
+    const { agent } = agentWithLedger();
+    const store = durableMemoryStore();
+    await run(agent, { store, sessionId: 's', message: 'go', llm: scriptedLlm([{ text: 'first' }]) });
+    const refusing: LlmAdapter = {
+      generate: async () =>
+        ({
+          text: 7,
+          toolCalls: [],
+          usage: { inputTokens: 1000, outputTokens: 200 },
+        }) as unknown as LlmResponse,
+    };
+    // Refused once with a new message (stored, so the session waits on the model), then resumed.
+    await run(agent, { store, sessionId: 's', message: 'again', llm: refusing }).catch(() => undefined);
+    const error = await run(agent, { store, sessionId: 's', llm: refusing }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidModelReplyError);
+    expect((error as InvalidModelReplyError).usage).toEqual({ inputTokens: 1000, outputTokens: 200 });
+  });
+});
