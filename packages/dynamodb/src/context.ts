@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** What every operation of one store needs. */
@@ -22,6 +23,9 @@ export function expiredBeforeIso(context: StoreContext, nowMs: number): string {
 export function ttlValue(context: StoreContext, nowMs: number): number | null {
   return context.ttlSeconds === null ? null : Math.floor(nowMs / 1000) + context.ttlSeconds;
 }
+
+/** A session item's `incarnation`: 96 random bits, drawn each time a session may be created. */
+export const newIncarnation = (): string => randomBytes(12).toString('base64url');
 
 export const errorName = (error: unknown): string | undefined => (error as { name?: string } | null)?.name;
 

@@ -55,7 +55,8 @@ export const DEFAULT_MAX_CLOCK_SKEW_MS = 5_000;
 
 /**
  * An AgentStore on one DynamoDB table: each append is one TransactWriteItems guarded by head seq
- * and lease, each load one Query. See the package README for the table layout and limits.
+ * and lease, each load a GetItem, a Query and a GetItem (which proves the session was not
+ * replaced meanwhile). See the package README for the table layout and limits.
  */
 export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
   validateTableName(options.tableName);
