@@ -162,7 +162,9 @@ export function sessionUpdate(
     values[':expiredBefore'] = { S: expiredBeforeIso(context, nowMs) };
     conditions.push('(attribute_not_exists(#leaseHolder) OR #leaseExpiresAt <= :expiredBefore)');
   }
-  const ttl = ttlValue(context, nowMs);
+  // Under a lease it keeps, the append leaves `ttl` as acquire/renew set it (past the lease's end,
+  // which this call cannot read); without one, or releasing it, the session is idle from now.
+  const ttl = input.lease && !input.releaseLease ? null : ttlValue(context, nowMs);
   if (ttl !== null) {
     values[':ttl'] = { N: String(ttl) };
     sets.push('#ttl = :ttl');

@@ -36,7 +36,8 @@ export const A = {
   incarnation: 'incarnation',
   /**
    * Epoch seconds for DynamoDB TTL, on session items only (written only when the store has
-   * `ttlSeconds`): expiry removes the session item, and with it the whole session.
+   * `ttlSeconds`): expiry removes the session item, and with it the whole session. Never before
+   * the end of a lease the item holds (see `leaseTtlValue`).
    */
   ttl: 'ttl',
   /** Index partition attributes of session items, written at creation (see index-keys.ts). */
