@@ -8,13 +8,19 @@ import {
 } from '@agentstore/core';
 import { parseRetentionCursor, type RetentionRequest } from '@agentstore/core/store';
 import type { Cluster, Redis } from 'ioredis';
-import { INDEX_BUCKETS, type IndexKeys, indexFor } from './indexes.ts';
+import { bucketOf, INDEX_BUCKETS, type IndexKeys, indexFor } from './indexes.ts';
 import { indexMember, type KeySpace, sessionIdFromMember } from './keys.ts';
 import type { ScriptRunner } from './script-runner.ts';
 
 export interface IndexContext {
   client: Redis | Cluster;
   isCluster: boolean;
+  /**
+   * Standalone: the start of every index key's name as the server sees it (the client's
+   * keyPrefix included), for scripts that remove a session's index entries themselves; '' on a
+   * Cluster, where the scripts cannot reach them (other slots).
+   */
+  inlineIndexStart: string;
   keys: KeySpace;
   ix: IndexKeys;
   scripts: ScriptRunner;
@@ -200,11 +206,15 @@ export async function deleteIdleSessions(
           return;
         }
         const k = ctx.keys.session(id);
-        const reply = (await ctx.scripts.retain([k.session, k.messages], [idleBefore])) as string[];
+        const reply = (await ctx.scripts.retain(
+          [k.session, k.messages],
+          [idleBefore, ctx.inlineIndexStart, bucketOf(id), member],
+        )) as string[];
         switch (reply[0]) {
           case 'DELETED': {
             deleted.push(id);
-            await removeFromIndexes(ctx, id, indexedFields(reply.slice(1)));
+            // Standalone: the script removed the index entries already.
+            if (ctx.isCluster) await removeFromIndexes(ctx, id, indexedFields(reply.slice(1)));
             return;
           }
           case 'ACTIVE':
@@ -212,7 +222,8 @@ export async function deleteIdleSessions(
             await ctx.client.zadd(key, 'XX', Date.parse(reply[1]!), member);
             return;
           case 'GONE':
-            await ctx.client.zrem(key, member);
+            // Checked again at removal: the id may be re-created right after the script ran.
+            await pruneStale(ctx, key, id);
             return;
           default:
             // LEASED: stays; the cursor moves past it.

@@ -252,6 +252,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
   const indexContext: IndexContext = {
     client,
     isCluster,
+    inlineIndexStart: isCluster ? '' : `${clientPrefix}${prefix}ix:{`,
     keys,
     ix,
     scripts,
@@ -474,7 +475,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const reply = asTuple(
         await scripts.deleteSession(
           [k.session, k.messages],
-          [isCluster ? '' : `${clientPrefix}${prefix}ix:{`, bucketOf(sessionId), indexMember(sessionId)],
+          [indexContext.inlineIndexStart, bucketOf(sessionId), indexMember(sessionId)],
         ),
       );
       const stored = reply.slice(1).map((field) => (typeof field === 'string' ? field : null));
