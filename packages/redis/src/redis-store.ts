@@ -470,8 +470,9 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const k = keys.session(sessionId);
       // One script deletes the session's two keys (same slot, atomic) and, on a standalone
       // server, its index entries too: one round trip. On a Cluster the entries live in other
-      // slots and follow from the fields it returns; a failure in between leaves entries that
-      // listings and sweeps remove when they meet them.
+      // slots and follow from the fields it returns (put back if the id was re-created
+      // meanwhile, see removeFromIndexes); a failure in between leaves entries that listings and
+      // sweeps remove when they meet them.
       const reply = asTuple(
         await scripts.deleteSession(
           [k.session, k.messages],
