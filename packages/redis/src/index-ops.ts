@@ -9,7 +9,7 @@ import {
 import { parseRetentionCursor, type RetentionRequest } from '@agentstore/core/store';
 import type { Cluster, Redis } from 'ioredis';
 import { bucketOf, INDEX_BUCKETS, type IndexKeys, indexFor } from './indexes.ts';
-import { indexMember, type KeySpace, sessionIdFromMember } from './keys.ts';
+import { indexMember, type KeySpace, sessionIdFromLegacyMember, sessionIdFromMember } from './keys.ts';
 import type { ScriptRunner } from './script-runner.ts';
 
 export interface IndexContext {
@@ -265,7 +265,7 @@ export async function reindexLegacy(ctx: IndexContext, batch = 500): Promise<{ r
     if (members.length === 0) return { reindexed };
     await Promise.all(
       members.map(async (member) => {
-        const id = sessionIdFromMember(member);
+        const id = sessionIdFromLegacyMember(member);
         if (id !== null) {
           const stored = await ctx.client.hmget(
             ctx.keys.session(id).session,
