@@ -133,6 +133,11 @@ describe('the kit catches broken stores', () => {
     await expectViolation(ctx, isolationChecks, 'listSessions pages with a cursor');
   });
 
+  it('listSessions in JavaScript order, not code point order', async () => {
+    const ctx = contextFor({ ordersByUtf16: true });
+    await expectViolation(ctx, isolationChecks, 'listSessions orders ids by code point');
+  });
+
   it('keys built from "sanitized" ids collide', async () => {
     const ctx = contextFor({ sanitizesIds: true });
     await expectViolation(ctx, hostileIdChecks, 'ids that differ only in special characters');

@@ -1,4 +1,5 @@
 import type { AgentStore, ListSessionsInput, SessionRecord } from '@agentstore/core';
+import { compareSessionIds } from '@agentstore/core/store';
 import { assert, assertEqual, assertMessages, preview, snapshot, violation } from '../assertions.ts';
 import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
 import { asRecords, freshId, message, messages, plainId, seedSession, sessionInit } from '../fixtures.ts';
@@ -21,7 +22,7 @@ async function listAll(store: AgentStore, input: Omit<ListSessionsInput, 'cursor
   throw new Error('listSessions did not finish within 100 pages');
 }
 
-const sortedIds = (ids: string[]) => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const sortedIds = (ids: string[]) => [...ids].sort(compareSessionIds);
 
 export const isolationChecks: ConformanceCheck[] = [
   {
@@ -138,6 +139,25 @@ export const isolationChecks: ConformanceCheck[] = [
             );
           }
         }
+      }
+    },
+  },
+  {
+    name: 'listSessions orders ids by code point (U+E000 before U+1F600), on one page and across pages',
+    async run({ store }) {
+      const tenantId = `tenant-${plainId()}`;
+      const base = `cp${plainId()}`;
+      // JavaScript's < puts '\u{1F600}' (a surrogate pair, 0xD83D…) before '\uE000'; code point
+      // order, the byte order of UTF-8, puts it after.
+      const ids = [`${base}\uE000`, `${base}\u{1F600}`, `${base}a`];
+      for (const id of ids) await seedSession(store, id, 1, sessionInit({ tenantId }));
+      const wanted = [`${base}a`, `${base}\uE000`, `${base}\u{1F600}`];
+      for (const limit of [100, 1]) {
+        const listed = (await listAll(store, { tenantId, limit })).sessions.map((s) => s.id);
+        if (listed.length === wanted.length && listed.every((id, i) => id === wanted[i])) continue;
+        violation(
+          `listSessions (limit ${limit}) listed ${preview(listed.map((id) => id.slice(base.length)))} after a common prefix; the contract orders ids by Unicode code point, ${preview(wanted.map((id) => id.slice(base.length)))}: sort with compareSessionIds from @agentstore/core/store (never JavaScript's <, which orders UTF-16 code units) or a binary collation of UTF-8 (COLLATE "C", SQLite BINARY), and compare the cursor the same way`,
+        );
       }
     },
   },

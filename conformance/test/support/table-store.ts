@@ -15,6 +15,7 @@ import {
 import {
   appendLeaseMatches,
   canAcquireLease,
+  compareSessionIds,
   decodeRetentionCursor,
   encodeRetentionCursor,
   expiryIso,
@@ -56,6 +57,8 @@ export interface Flaws {
   ignoresAfterSeq?: boolean;
   /** Forgets the tenant filter in `listSessions`. */
   ignoresTenantFilter?: boolean;
+  /** Lists sessions in JavaScript's `<` order (UTF-16 code units) instead of code point order. */
+  ordersByUtf16?: boolean;
   /** Keys sessions by a "sanitized" id, so ids differing only in punctuation or case collide. */
   sanitizesIds?: boolean;
   /** Makes five round trips per append where one would do. */
@@ -326,15 +329,18 @@ export function tableStore(
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
       }
       await roundTrip();
+      const order = flaws.ordersByUtf16
+        ? (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+        : compareSessionIds;
       const matching = [...sessions.values()]
         .filter(
           (row) =>
             (ownerId === undefined || row.ownerId === ownerId) &&
             (flaws.ignoresTenantFilter || tenantId === undefined || row.tenantId === tenantId) &&
             (agentName === undefined || row.agentName === agentName) &&
-            (cursor == null || row.id > cursor),
+            (cursor == null || order(row.id, cursor) > 0),
         )
-        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        .sort((a, b) => order(a.id, b.id));
       const page = matching.slice(0, limit);
       return { sessions: page.map(toRecord), nextCursor: matching.length > limit ? page.at(-1)!.id : null };
     },

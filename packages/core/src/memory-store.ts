@@ -18,6 +18,7 @@ import {
 import { decodeStoredMessage } from './record-codec.ts';
 import type { MessageRecord, SessionRecord } from './records.ts';
 import { decodeRetentionCursor, encodeRetentionCursor, validateRetentionInput } from './retention.ts';
+import { compareSessionIds } from './session-id-order.ts';
 import type { AgentStore, StoreLimits } from './store.ts';
 import {
   validateAcquireLeaseInput,
@@ -185,9 +186,9 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
             (ownerId === undefined || s.ownerId === ownerId) &&
             (tenantId === undefined || s.tenantId === tenantId) &&
             (agentName === undefined || s.agentName === agentName) &&
-            (cursor == null || s.id > cursor),
+            (cursor == null || compareSessionIds(s.id, cursor) > 0),
         )
-        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        .sort((a, b) => compareSessionIds(a.id, b.id));
       const page = matching.slice(0, limit).map(clone);
       return { sessions: page, nextCursor: matching.length > limit ? page[page.length - 1]!.id : null };
     },

@@ -63,7 +63,11 @@ export interface ListSessionsInput {
 }
 
 export interface ListSessionsResult {
-  /** Ordered by session id. */
+  /**
+   * Ordered by session id, in Unicode code point order (the byte order of the ids' UTF-8; not
+   * JavaScript's `<`, which orders UTF-16 code units): see `compareSessionIds` in
+   * `@agentstore/core/store`.
+   */
   sessions: SessionRecord[];
   nextCursor: string | null;
 }

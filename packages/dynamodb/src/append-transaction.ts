@@ -11,7 +11,7 @@ import type {
   TransactWriteItemsCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';
-import { expiredBeforeIso, type StoreContext, ttlValue } from './context.ts';
+import { expiredBeforeIso, newIncarnation, type StoreContext, ttlValue } from './context.ts';
 import { indexSets } from './index-keys.ts';
 import { SESSION_SK } from './keys.ts';
 import {
@@ -91,7 +91,8 @@ export function messagePuts(
  * The session item's guarded update: head seq must equal `expectedSeq` (absent counts as 0 and is
  * created from `init`), and the lease must match (holder + epoch) or, without a token, be free or
  * expired by the client's clock less `maxClockSkewMs`. On failure DynamoDB returns the current item (ALL_OLD), which
- * tells a seq conflict from a lost lease without another read.
+ * tells a seq conflict from a lost lease without another read. A session it creates gets a fresh
+ * `incarnation`.
  */
 export function sessionUpdate(
   context: StoreContext,
@@ -122,6 +123,7 @@ export function sessionUpdate(
       ':agent': { S: init?.agentName ?? '' },
       ':owner': nullableString(init?.ownerId ?? null),
       ':tenant': nullableString(init?.tenantId ?? null),
+      ':incarnation': { S: newIncarnation() },
     });
     // if_not_exists: a session made by acquireLease keeps its owner, tenant, name and epoch.
     sets.push(
@@ -131,6 +133,7 @@ export function sessionUpdate(
       '#tenantId = if_not_exists(#tenantId, :tenant)',
       '#createdAt = if_not_exists(#createdAt, :now)',
       '#leaseEpoch = if_not_exists(#leaseEpoch, :zero)',
+      '#incarnation = if_not_exists(#incarnation, :incarnation)',
       ...indexSets(
         sessionId,
         {
@@ -159,7 +162,9 @@ export function sessionUpdate(
     values[':expiredBefore'] = { S: expiredBeforeIso(context, nowMs) };
     conditions.push('(attribute_not_exists(#leaseHolder) OR #leaseExpiresAt <= :expiredBefore)');
   }
-  const ttl = ttlValue(context, nowMs);
+  // Under a lease it keeps, the append leaves `ttl` as acquire/renew set it (past the lease's end,
+  // which this call cannot read); without one, or releasing it, the session is idle from now.
+  const ttl = input.lease && !input.releaseLease ? null : ttlValue(context, nowMs);
   if (ttl !== null) {
     values[':ttl'] = { N: String(ttl) };
     sets.push('#ttl = :ttl');

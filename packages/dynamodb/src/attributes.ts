@@ -24,8 +24,20 @@ export const A = {
   /** On a message item whose JSON did not fit one item: how many chunk items follow it. */
   parts: 'parts',
   /**
+   * On every item of a chunked message (the message item and its chunks): a digest of the whole
+   * JSON, so a chunk left by an earlier session under the same id is never joined to this message.
+   */
+  digest: 'digest',
+  /**
+   * A random nonce on the session item, written once when the session is created (never by an
+   * append): a session deleted and created again under the same id has another one, which is how
+   * `load` tells that its reads spanned two sessions.
+   */
+  incarnation: 'incarnation',
+  /**
    * Epoch seconds for DynamoDB TTL, on session items only (written only when the store has
-   * `ttlSeconds`): expiry removes the session item, and with it the whole session.
+   * `ttlSeconds`): expiry removes the session item, and with it the whole session. Never before
+   * the end of a lease the item holds (see `leaseTtlValue`).
    */
   ttl: 'ttl',
   /** Index partition attributes of session items, written at creation (see index-keys.ts). */

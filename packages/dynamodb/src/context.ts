@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** What every operation of one store needs. */
@@ -19,9 +20,26 @@ export function expiredBeforeIso(context: StoreContext, nowMs: number): string {
   return new Date(nowMs - context.maxClockSkewMs).toISOString();
 }
 
+/** `ttl` for a session item that holds no lease: idle from now. */
 export function ttlValue(context: StoreContext, nowMs: number): number | null {
   return context.ttlSeconds === null ? null : Math.floor(nowMs / 1000) + context.ttlSeconds;
 }
+
+/**
+ * `ttl` for a session item whose lease runs until `leaseExpiresAtMs`: idle from the moment the
+ * lease has surely ended for every client (its expiry plus `maxClockSkewMs`, rounded up), so
+ * DynamoDB never expires a session under a live holder. Appends under a held lease leave `ttl`
+ * alone (they cannot know the stored expiry); any append made while the lease lives is then still
+ * followed by at least `ttlSeconds`.
+ */
+export function leaseTtlValue(context: StoreContext, leaseExpiresAtMs: number): number | null {
+  return context.ttlSeconds === null
+    ? null
+    : Math.ceil((leaseExpiresAtMs + context.maxClockSkewMs) / 1000) + context.ttlSeconds;
+}
+
+/** A session item's `incarnation`: 96 random bits, drawn each time a session may be created. */
+export const newIncarnation = (): string => randomBytes(12).toString('base64url');
 
 export const errorName = (error: unknown): string | undefined => (error as { name?: string } | null)?.name;
 

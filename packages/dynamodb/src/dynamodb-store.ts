@@ -25,11 +25,13 @@ export interface DynamoDbStoreOptions {
   /** A table with the layout of `tableDefinition()` (see `createTable`). */
   tableName: string;
   /**
-   * Stamp the session item with `ttl` = now + ttlSeconds at every append and lease call, so
-   * DynamoDB TTL removes sessions idle that long. Only the session item carries it: expiry takes
-   * the session away whole (a partition without its session item does not load), never its
-   * oldest messages first. The message items it leaves are removed by `deleteSession`, or avoided
-   * by running `deleteIdleSessions` with a cutoff inside the TTL (see the README). Off by default.
+   * Stamp the session item with `ttl` = now + ttlSeconds at every append that holds no lease (or
+   * releases it), and lease end + `maxClockSkewMs` + ttlSeconds at every acquire and renew, so
+   * DynamoDB TTL removes sessions idle that long and never one under a live lease. Only the
+   * session item carries it: expiry takes the session away whole (a partition without its
+   * session item does not load), never its oldest messages first. The message items it leaves
+   * are removed only by a later `deleteSession` of that id, or avoided by running
+   * `deleteIdleSessions` with a cutoff inside the TTL (see the README). Off by default.
    */
   ttlSeconds?: number;
   /**
@@ -55,7 +57,8 @@ export const DEFAULT_MAX_CLOCK_SKEW_MS = 5_000;
 
 /**
  * An AgentStore on one DynamoDB table: each append is one TransactWriteItems guarded by head seq
- * and lease, each load one Query. See the package README for the table layout and limits.
+ * and lease, each load a GetItem, a Query and a GetItem (which proves the session was not
+ * replaced meanwhile). See the package README for the table layout and limits.
  */
 export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
   validateTableName(options.tableName);

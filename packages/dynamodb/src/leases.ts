@@ -19,7 +19,7 @@ import {
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { checkFieldSize, stateJson } from './append-transaction.ts';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';
-import { errorName, expiredBeforeIso, type StoreContext, ttlValue } from './context.ts';
+import { errorName, expiredBeforeIso, leaseTtlValue, newIncarnation, type StoreContext } from './context.ts';
 import { indexSets } from './index-keys.ts';
 import { SESSION_SK } from './keys.ts';
 import { decodeSession, type Item, nullableString } from './session-item.ts';
@@ -82,9 +82,10 @@ export async function acquireLease(
       ':owner': nullableString(init.ownerId),
       ':tenant': nullableString(init.tenantId),
       ':state': { S: initState },
+      ':incarnation': { S: newIncarnation() },
     };
     if (init.ownerId === null || init.tenantId === null) values[':nullType'] = { S: 'NULL' };
-    const ttl = ttlValue(context, nowMs);
+    const ttl = leaseTtlValue(context, nowMs + ttlMs);
     if (ttl !== null) values[':ttl'] = { N: String(ttl) };
     const update =
       'SET #leaseHolder = :holder, #leaseExpiresAt = :expires, ' +
@@ -92,6 +93,7 @@ export async function acquireLease(
       '#agentName = if_not_exists(#agentName, :agent), #ownerId = if_not_exists(#ownerId, :owner), ' +
       '#tenantId = if_not_exists(#tenantId, :tenant), #state = if_not_exists(#state, :state), ' +
       '#headSeq = if_not_exists(#headSeq, :zero), #createdAt = if_not_exists(#createdAt, :now), ' +
+      '#incarnation = if_not_exists(#incarnation, :incarnation), ' +
       `#updatedAt = if_not_exists(#updatedAt, :now)${ttl === null ? '' : ', #ttl = :ttl'}, ` +
       indexSets(sessionId, init, nowMs, values).join(', ');
     const condition =
@@ -141,7 +143,7 @@ export async function renewLease(
   if (!isToken(holder, epoch)) throw new LeaseLostError({ sessionId, holder, epoch });
   const nowMs = Date.now();
   const expiresAt = expiryIso(nowMs, ttlMs);
-  const ttl = ttlValue(context, nowMs);
+  const ttl = leaseTtlValue(context, nowMs + ttlMs);
   const update = `SET #leaseExpiresAt = :expires${ttl === null ? '' : ', #ttl = :ttl'}`;
   const values = { ':expires': { S: expiresAt }, ...(ttl === null ? {} : { ':ttl': { N: String(ttl) } }) };
   if (!(await updateHeldLease(context, sessionId, { holder, epoch }, update, values))) {

@@ -1,8 +1,8 @@
-import { CorruptRecordError, type LoadOptions, type LoadResult, type MessageRecord } from '@agentstore/core';
+import { CorruptRecordError, type LoadOptions, type LoadResult, SessionBusyError } from '@agentstore/core';
 import { validateLoadOptions, validateSessionId } from '@agentstore/core/store';
-import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { A } from './attributes.ts';
-import type { StoreContext } from './context.ts';
+import { type AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { A, namesIn } from './attributes.ts';
+import { backoff, type StoreContext } from './context.ts';
 import { messageSk, SESSION_SK } from './keys.ts';
 import { decodeMessages } from './message-items.ts';
 import { decodeSession, type Item } from './session-item.ts';
@@ -51,13 +51,38 @@ export async function queryItems(
   return items;
 }
 
-/** Re-reads for a tail the first read missed (an append that landed between its pages). */
-const TAIL_READS = 2;
+/** Reads of a session that another incarnation replaced mid-read before `SessionBusyError`. */
+const LOAD_ATTEMPTS = 3;
 
 /**
- * One Query on the session's partition (more only past 1 MB): messages after `afterSeq`, then the
- * session item, which sorts last. Messages past the session's head are not returned; a seq
- * missing below the head is a CorruptRecordError.
+ * A consistent GetItem of the session item (only its key and `incarnation` when `check` is set:
+ * the re-read that proves no other session replaced it).
+ */
+async function readSessionItem(context: StoreContext, sessionId: string, check = false) {
+  const { Item } = await context.client.send(
+    new GetItemCommand({
+      TableName: context.tableName,
+      Key: { [A.pk]: { S: sessionId }, [A.sk]: { S: SESSION_SK } },
+      ConsistentRead: true,
+      ...(check
+        ? { ProjectionExpression: '#pk, #incarnation', ExpressionAttributeNames: namesIn('#pk #incarnation') }
+        : {}),
+    }),
+  );
+  return Item;
+}
+
+/**
+ * Reads are read-committed, not snapshots: a Query over several pages (or even one) may see items
+ * of two sessions under one id when the session is deleted and created again while it runs. So
+ * a load reads the session item first (GetItem: head H, `incarnation` N), then the messages after
+ * `afterSeq` up to H (a Query bounded by H, 1 MB pages), then N again (GetItem). Every message up
+ * to H of session N had committed before the first read and overwrote whatever an earlier session
+ * left at its seq; only a deletion or another session can change those items, and either changes
+ * N. So when N is unchanged the messages read are exactly session N's; when not, the load starts
+ * over (at most LOAD_ATTEMPTS times, then SessionBusyError). A seq missing below the head, or a
+ * chunk that is not its message's, is then a CorruptRecordError. Requests: 1 when nothing is past
+ * `afterSeq` (or the session is absent), else 2 + the Query's pages.
  */
 export async function loadSession(
   context: StoreContext,
@@ -67,33 +92,37 @@ export async function loadSession(
   validateSessionId(sessionId);
   validateLoadOptions(options);
   const afterSeq = options.afterSeq ?? 0;
-  const items = await queryItems(context, sessionId, afterSeq > 0 ? { from: messageSk(afterSeq + 1) } : {});
-  const at = items.findIndex((item) => item[A.sk]?.S === SESSION_SK);
-  if (at === -1) return null;
-  const session = decodeSession(sessionId, items[at]!);
-  let messages = decodeMessages(sessionId, items.slice(0, at));
-  for (let read = 0; read < TAIL_READS; read++) {
-    const seen = messages.length > 0 ? messages[messages.length - 1]!.seq : afterSeq;
-    if (seen >= session.headSeq) break;
-    // The session item was read after the messages; a commit in between is fetched here.
-    const tail = await queryItems(context, sessionId, {
-      from: messageSk(seen + 1),
-      to: `${messageSk(session.headSeq)}#~`,
-    });
-    messages = messages.concat(decodeMessages(sessionId, tail));
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await readOnce(context, sessionId, afterSeq);
+    if (loaded !== 'replaced') return loaded;
+    if (attempt >= LOAD_ATTEMPTS) throw new SessionBusyError({ sessionId, retryAfterMs: RETRY_AFTER_MS });
+    await backoff(attempt);
   }
-  const result: MessageRecord[] = [];
+}
+
+/** What a caller of a load that kept meeting replacements should wait before trying again. */
+const RETRY_AFTER_MS = 100;
+
+async function readOnce(
+  context: StoreContext,
+  sessionId: string,
+  afterSeq: number,
+): Promise<LoadResult | null | 'replaced'> {
+  const item = await readSessionItem(context, sessionId);
+  if (!item) return null;
+  const session = decodeSession(sessionId, item);
+  if (session.headSeq <= afterSeq) return { session, messages: [] };
+  const items = await queryItems(context, sessionId, {
+    from: messageSk(afterSeq + 1),
+    // Its chunks too: `…#NNN` sorts between the head's message key and this.
+    to: `${messageSk(session.headSeq)}#~`,
+  });
+  const check = await readSessionItem(context, sessionId, true);
+  if (!check || check[A.incarnation]?.S !== item[A.incarnation]?.S) return 'replaced';
+  const messages = decodeMessages(sessionId, items);
   let expected = afterSeq + 1;
   for (const message of messages) {
-    if (message.seq > session.headSeq) break;
-    if (message.seq !== expected) {
-      throw new CorruptRecordError({
-        sessionId,
-        seq: expected,
-        reason: 'message is missing below the head seq',
-      });
-    }
-    result.push(message);
+    if (message.seq !== expected) break;
     expected++;
   }
   if (expected <= session.headSeq) {
@@ -103,5 +132,5 @@ export async function loadSession(
       reason: 'message is missing below the head seq',
     });
   }
-  return { session, messages: result };
+  return { session, messages };
 }

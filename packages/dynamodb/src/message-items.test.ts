@@ -38,3 +38,17 @@ it('stores a large message as a head item plus chunks and decodes it back', () =
     { ...message, content: 'small', seq: 7 },
   ]);
 });
+
+it('never joins a chunk of another message at the same seq (a leftover of an earlier session)', () => {
+  const piece = PIECE_BYTES / 2;
+  const old = { id: 'old', role: 'tool' as const, content: '😀'.repeat(piece), createdAt: 'then' };
+  const fresh = { id: 'new', role: 'tool' as const, content: '🙂'.repeat(piece), createdAt: 'now' };
+  const oldItems = encodeMessage('s', 1, 7, old, null).items;
+  const freshItems = encodeMessage('s', 1, 7, fresh, null).items;
+  expect(freshItems.every((item) => item[A.digest]?.S === freshItems[0]![A.digest]?.S)).toBe(true);
+  // The new head with the old chunk 1 (a read that saw the chunk before the new one overwrote it).
+  expect(() => decodeMessages('s', [freshItems[0]!, oldItems[1]!, freshItems[2]!])).toThrow(
+    /chunk 1 of 2 is missing or not this message's/,
+  );
+  expect(decodeMessages('s', freshItems)).toEqual([{ ...fresh, seq: 7 }]);
+});

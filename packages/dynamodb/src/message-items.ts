@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CorruptRecordError, type MessageRecord, type NewMessage } from '@agentstore/core';
 import { decodeStoredMessage } from '@agentstore/core/store';
 import { A } from './attributes.ts';
@@ -10,6 +11,11 @@ const decoder = new TextDecoder();
 
 /** Upper bound of a number attribute's stored size (DynamoDB: ~1 byte per two digits, plus one). */
 const NUMBER_BYTES = 21;
+
+/** The `digest` of a chunked message: 128 bits of the SHA-256 of its JSON, as 22 characters. */
+const messageDigest = (json: string) => createHash('sha256').update(json).digest('base64url').slice(0, 22);
+/** Stored size of the `digest` attribute: its name and value. */
+const DIGEST_BYTES = A.digest.length + 22;
 
 /** The items one message is stored as, and their size as DynamoDB counts it (an upper bound). */
 export interface EncodedMessage {
@@ -34,7 +40,8 @@ export function splitUtf8(text: string, max: number): string[] {
 
 /**
  * A message is its JSON (exactly what `messageByteLength` measures) in one item, or, when that is
- * over one item's size, in a message item plus chunk items that sort right after it.
+ * over one item's size, in a message item plus chunk items that sort right after it, all stamped
+ * with the JSON's `digest`.
  */
 export function encodeMessage(
   pk: string,
@@ -55,14 +62,17 @@ export function encodeMessage(
     };
   }
   const pieces = splitUtf8(json, PIECE_BYTES);
+  const digest = messageDigest(json);
   const items: Item[] = pieces.map((piece, index) => ({
     [A.pk]: { S: pk },
     [A.sk]: { S: index === 0 ? messageSk(seq) : chunkSk(seq, index) },
     [A.body]: { S: piece },
+    [A.digest]: { S: digest },
     ...(index === 0 ? { [A.parts]: { N: String(pieces.length - 1) } } : {}),
     ...extra,
   }));
-  const bytes = jsonBytes + pieces.length * (overhead + chunkSk(seq, 0).length) + 5 + NUMBER_BYTES;
+  const bytes =
+    jsonBytes + pieces.length * (overhead + chunkSk(seq, 0).length + DIGEST_BYTES) + 5 + NUMBER_BYTES;
   return { items, bytes };
 }
 
@@ -72,9 +82,11 @@ function decodeJson(sessionId: string, seq: number, json: string): MessageRecord
 
 /**
  * Rebuilds messages from message and chunk items in sort-key order. A piece that is missing,
- * out of place or undecodable is a CorruptRecordError naming the message's seq. A chunk item no
- * message item claims (beyond its `parts`) is a leftover of an earlier session under the same
- * id, whose message at that seq was larger; it is skipped, never joined to this one.
+ * out of place, not stamped with its message item's `digest`, or undecodable is a
+ * CorruptRecordError naming the message's seq: a chunk of another message is never joined to
+ * this one. A chunk item no message item claims (beyond its `parts`) is a leftover of an earlier
+ * session under the same id, whose message at that seq was larger; it is skipped. (Chunked
+ * messages written before `digest` existed carry none and are joined by position alone.)
  */
 export function decodeMessages(sessionId: string, items: Item[]): MessageRecord[] {
   const messages: MessageRecord[] = [];
@@ -91,6 +103,7 @@ export function decodeMessages(sessionId: string, items: Item[]): MessageRecord[
       throw new CorruptRecordError({ sessionId, seq: key.seq, reason: 'parts is not a count' });
     }
     const pieces = [head];
+    const digest = item[A.digest]?.S;
     for (let index = 1; index <= parts; index++) {
       const chunk = items[i + index];
       const chunkKey = chunk ? parseSk(chunk[A.sk]?.S ?? '') : null;
@@ -99,12 +112,13 @@ export function decodeMessages(sessionId: string, items: Item[]): MessageRecord[
         chunkKey?.kind !== 'chunk' ||
         chunkKey.seq !== key.seq ||
         chunkKey.index !== index ||
-        piece === undefined
+        piece === undefined ||
+        chunk?.[A.digest]?.S !== digest
       ) {
         throw new CorruptRecordError({
           sessionId,
           seq: key.seq,
-          reason: `chunk ${index} of ${parts} is missing`,
+          reason: `chunk ${index} of ${parts} is missing or not this message's`,
         });
       }
       pieces.push(piece);

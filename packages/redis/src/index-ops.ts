@@ -8,13 +8,19 @@ import {
 } from '@agentstore/core';
 import { parseRetentionCursor, type RetentionRequest } from '@agentstore/core/store';
 import type { Cluster, Redis } from 'ioredis';
-import { INDEX_BUCKETS, type IndexKeys, indexFor } from './indexes.ts';
-import { indexMember, type KeySpace, sessionIdFromMember } from './keys.ts';
+import { bucketOf, INDEX_BUCKETS, type IndexKeys, indexFor } from './indexes.ts';
+import { indexMember, type KeySpace, sessionIdFromLegacyMember, sessionIdFromMember } from './keys.ts';
 import type { ScriptRunner } from './script-runner.ts';
 
 export interface IndexContext {
   client: Redis | Cluster;
   isCluster: boolean;
+  /**
+   * Standalone: the start of every index key's name as the server sees it (the client's
+   * keyPrefix included), for scripts that remove a session's index entries themselves; '' on a
+   * Cluster, where the scripts cannot reach them (other slots).
+   */
+  inlineIndexStart: string;
   keys: KeySpace;
   ix: IndexKeys;
   scripts: ScriptRunner;
@@ -50,33 +56,45 @@ export async function addToIndexes(
   ]);
 }
 
-/** Removes a deleted session from every index (each key is its own command: other slots). */
-export async function removeFromIndexes(ctx: IndexContext, sessionId: string, fields: IndexedFields) {
+/**
+ * Removes a session's member from `keys` (each its own command: other slots) unless the session
+ * is live. Standalone: per key, one script checks and removes atomically. Cluster (indexes and
+ * session in different slots): remove, then look again, and if the session exists by now or a
+ * creation of it is in progress (its marker, set before the creation adds any entry and dropped
+ * only when the session exists), put back what was removed. So an entry is never lost whichever
+ * way a removal and a re-creation of the id interleave: the re-creation's own ZADDs may have
+ * found the entries still there (a no-op) just before this removal took them.
+ * Put back with NX and score 0: a lex entry's score is always 0, and in the activity index 0 is
+ * below any `idleBefore`, so the next sweep visits the entry and moves it up to the session's
+ * last append; NX never moves down a score the creation set meanwhile.
+ */
+async function removeUnlessLive(ctx: IndexContext, sessionId: string, keys: string[]) {
   const member = indexMember(sessionId);
-  await Promise.all(
-    [...ctx.ix.memberships(sessionId, fields), ctx.ix.activityKey(sessionId)].map((key) =>
-      ctx.client.zrem(key, member),
-    ),
-  );
+  const session = ctx.keys.session(sessionId);
+  if (!ctx.isCluster) {
+    await Promise.all(keys.map((key) => ctx.scripts.pruneIndex([key, session.session], [member])));
+    return;
+  }
+  const removed = await Promise.all(keys.map((key) => ctx.client.zrem(key, member)));
+  const restore = keys.filter((_, i) => removed[i]! > 0);
+  if (restore.length === 0 || (await ctx.client.exists(session.session, session.creating)) === 0) return;
+  await Promise.all(restore.map((key) => ctx.client.zadd(key, 'NX', 0, member)));
 }
 
 /**
- * An index entry whose session is gone (expired, deleted, or a creation that failed) is removed.
- * Standalone: one script checks and removes atomically. Cluster (index and session in different
- * slots): remove, then look again and put it back if the session exists by now or a creation of
- * it is in progress (its marker, set before the creation adds any entry and dropped only when the
- * session exists), so an entry is never lost whichever way the two interleave.
+ * Removes a deleted session from every index it was in. Only a Cluster needs it: on a standalone
+ * server the deleting scripts remove the entries themselves.
  */
-export async function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
-  const member = indexMember(sessionId);
-  const sessionKey = ctx.keys.session(sessionId).session;
-  if (!ctx.isCluster) {
-    await ctx.scripts.pruneIndex([key, sessionKey], [member]);
-    return;
-  }
-  if ((await ctx.client.zrem(key, member)) === 0) return;
-  const creatingKey = ctx.keys.session(sessionId).creating;
-  if ((await ctx.client.exists(sessionKey, creatingKey)) > 0) await ctx.client.zadd(key, 0, member);
+export function removeFromIndexes(ctx: IndexContext, sessionId: string, fields: IndexedFields) {
+  return removeUnlessLive(ctx, sessionId, [
+    ...ctx.ix.memberships(sessionId, fields),
+    ctx.ix.activityKey(sessionId),
+  ]);
+}
+
+/** An index entry whose session is gone (expired, deleted, or a creation that failed) is removed. */
+export function pruneStale(ctx: IndexContext, key: string, sessionId: string) {
+  return removeUnlessLive(ctx, sessionId, [key]);
 }
 
 /**
@@ -200,11 +218,15 @@ export async function deleteIdleSessions(
           return;
         }
         const k = ctx.keys.session(id);
-        const reply = (await ctx.scripts.retain([k.session, k.messages], [idleBefore])) as string[];
+        const reply = (await ctx.scripts.retain(
+          [k.session, k.messages],
+          [idleBefore, ctx.inlineIndexStart, bucketOf(id), member],
+        )) as string[];
         switch (reply[0]) {
           case 'DELETED': {
             deleted.push(id);
-            await removeFromIndexes(ctx, id, indexedFields(reply.slice(1)));
+            // Standalone: the script removed the index entries already.
+            if (ctx.isCluster) await removeFromIndexes(ctx, id, indexedFields(reply.slice(1)));
             return;
           }
           case 'ACTIVE':
@@ -212,7 +234,8 @@ export async function deleteIdleSessions(
             await ctx.client.zadd(key, 'XX', Date.parse(reply[1]!), member);
             return;
           case 'GONE':
-            await ctx.client.zrem(key, member);
+            // Checked again at removal: the id may be re-created right after the script ran.
+            await pruneStale(ctx, key, id);
             return;
           default:
             // LEASED: stays; the cursor moves past it.
@@ -242,7 +265,7 @@ export async function reindexLegacy(ctx: IndexContext, batch = 500): Promise<{ r
     if (members.length === 0) return { reindexed };
     await Promise.all(
       members.map(async (member) => {
-        const id = sessionIdFromMember(member);
+        const id = sessionIdFromLegacyMember(member);
         if (id !== null) {
           const stored = await ctx.client.hmget(
             ctx.keys.session(id).session,

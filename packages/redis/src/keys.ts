@@ -25,15 +25,28 @@ export function sessionTag(sessionId: string): string {
 }
 
 /**
- * The index member for a session: its UTF-16 code units as 4 hex digits each. Byte order of
- * this text is the order of JavaScript's `<` on the ids, so ZRANGEBYLEX pages in the same order
- * as the reference store, and every id (lone surrogates too) maps to exactly one member.
+ * The index member for a session: the bytes of the id's UTF-8 as lowercase hex. Byte order of
+ * this text is the byte order of the UTF-8, which is code point order (`compareSessionIds`), so
+ * ZRANGEBYLEX pages in the order every store lists sessions in. Ids are well-formed UTF-16 (lone
+ * surrogates are refused), so every id maps to exactly one member and back.
  */
 export function indexMember(sessionId: string): string {
-  return Buffer.from(sessionId, 'utf16le').swap16().toString('hex');
+  return Buffer.from(sessionId, 'utf8').toString('hex');
 }
 
+/** The id an index member stands for, or null for a member this store never writes. */
 export function sessionIdFromMember(member: string): string | null {
+  if (member.length % 2 !== 0 || !/^[0-9a-f]*$/.test(member)) return null;
+  const id = Buffer.from(member, 'hex').toString('utf8');
+  // Not UTF-8 (decoded with U+FFFD in it): not ours.
+  return indexMember(id) === member ? id : null;
+}
+
+/**
+ * A member of the single `<prefix>sessions` index of earlier releases: the id's UTF-16 code
+ * units as 4 hex digits each (read by `reindex()` only).
+ */
+export function sessionIdFromLegacyMember(member: string): string | null {
   if (member.length % 4 !== 0 || !/^[0-9a-f]*$/.test(member)) return null;
   return Buffer.from(member, 'hex').swap16().toString('utf16le');
 }

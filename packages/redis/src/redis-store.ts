@@ -252,6 +252,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
   const indexContext: IndexContext = {
     client,
     isCluster,
+    inlineIndexStart: isCluster ? '' : `${clientPrefix}${prefix}ix:{`,
     keys,
     ix,
     scripts,
@@ -469,12 +470,13 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const k = keys.session(sessionId);
       // One script deletes the session's two keys (same slot, atomic) and, on a standalone
       // server, its index entries too: one round trip. On a Cluster the entries live in other
-      // slots and follow from the fields it returns; a failure in between leaves entries that
-      // listings and sweeps remove when they meet them.
+      // slots and follow from the fields it returns (put back if the id was re-created
+      // meanwhile, see removeFromIndexes); a failure in between leaves entries that listings and
+      // sweeps remove when they meet them.
       const reply = asTuple(
         await scripts.deleteSession(
           [k.session, k.messages],
-          [isCluster ? '' : `${clientPrefix}${prefix}ix:{`, bucketOf(sessionId), indexMember(sessionId)],
+          [indexContext.inlineIndexStart, bucketOf(sessionId), indexMember(sessionId)],
         ),
       );
       const stored = reply.slice(1).map((field) => (typeof field === 'string' ? field : null));

@@ -33,8 +33,8 @@ const SCRIPTS = {
   renew: ['agentstoreRenewV1', RENEW_LUA, false],
   release: ['agentstoreReleaseV1', RELEASE_LUA, false],
   pruneIndex: ['agentstorePruneIndexV1', PRUNE_INDEX_LUA, false],
-  retain: ['agentstoreRetainV1', RETAIN_LUA, false],
-  deleteSession: ['agentstoreDeleteV1', DELETE_LUA, false],
+  retain: ['agentstoreRetainV2', RETAIN_LUA, false],
+  deleteSession: ['agentstoreDeleteV2', DELETE_LUA, false],
 } as const;
 
 /**

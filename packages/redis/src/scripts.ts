@@ -168,20 +168,17 @@ return 1
 `;
 
 /**
- * Deletes a session, one atomic script. KEYS: session, messages. ARGV: 1 the index keys' common
- * start (the client's keyPrefix + the store's prefix + 'ix:{'), or '' on a Cluster; 2 the
- * session's bucket; 3 its index member.
- * Standalone (ARGV[1] given): also removes the member from every index the session is in, whose
- * names it derives from the stored fields exactly as indexes.ts does (the hash tag of a value is
+ * Standalone only: removes the session's member from every index it is in, whose names it
+ * derives from the stored fields exactly as indexes.ts does (the hash tag of a value is
  * base64url of the UTF-8 of its JSON string body, which is the stored JSON text minus its
- * quotes), so a deletion is one round trip. Those keys are not declared: allowed on a standalone
- * server, never sent to a Cluster, where the caller removes the members itself.
- * Returns {deletedKeyCount, agentNameJson, ownerJson, tenantJson} (fields false when absent).
+ * quotes). Those keys are not declared: allowed on a standalone server, never sent to a Cluster
+ * (other slots), where the caller removes the members itself. Arguments are Lua expressions:
+ * the index keys' common start (client keyPrefix + store prefix + 'ix:{'), the session's bucket,
+ * its member, and the stored agentName, ownerId, tenantId JSON (owner/tenant may be false).
  */
-export const DELETE_LUA = `
-local s = redis.call('HMGET', KEYS[1], 'agentName', 'ownerId', 'tenantId')
-local deleted = redis.call('DEL', KEYS[1], KEYS[2])
-if ARGV[1] ~= '' and s[1] then
+const removeIndexEntries = (
+  a: Record<'start' | 'bucket' | 'member' | 'agent' | 'owner' | 'tenant', string>,
+) => `
   local alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
   local function tag(json)
     local text = string.sub(json, 2, -2)
@@ -199,9 +196,9 @@ if ARGV[1] ~= '' and s[1] then
   end
   local owners = {false}
   local tenants = {false}
-  if s[2] and s[2] ~= 'null' then owners[2] = tag(s[2]) end
-  if s[3] and s[3] ~= 'null' then tenants[2] = tag(s[3]) end
-  local agents = {false, tag(s[1])}
+  if ${a.owner} and ${a.owner} ~= 'null' then owners[2] = tag(${a.owner}) end
+  if ${a.tenant} and ${a.tenant} ~= 'null' then tenants[2] = tag(${a.tenant}) end
+  local agents = {false, tag(${a.agent})}
   for _, o in ipairs(owners) do
     for _, t in ipairs(tenants) do
       for _, g in ipairs(agents) do
@@ -210,11 +207,24 @@ if ARGV[1] ~= '' and s[1] then
         if t then kind, parts = kind .. 't', parts .. t .. '.' end
         if g then kind, parts = kind .. 'g', parts .. g .. '.' end
         if kind == '' then kind = 'a' end
-        redis.call('ZREM', ARGV[1] .. kind .. '.' .. parts .. ARGV[2] .. '}', ARGV[3])
+        redis.call('ZREM', ${a.start} .. kind .. '.' .. parts .. ${a.bucket} .. '}', ${a.member})
       end
     end
   end
-  redis.call('ZREM', ARGV[1] .. 'i.' .. ARGV[2] .. '}', ARGV[3])
+  redis.call('ZREM', ${a.start} .. 'i.' .. ${a.bucket} .. '}', ${a.member})`;
+
+/**
+ * Deletes a session, one atomic script. KEYS: session, messages. ARGV: 1 the index keys' common
+ * start (the client's keyPrefix + the store's prefix + 'ix:{'), or '' on a Cluster; 2 the
+ * session's bucket; 3 its index member.
+ * Standalone (ARGV[1] given): also removes the member from every index the session is in
+ * (`removeIndexEntries`), so a deletion is one round trip. On a Cluster the caller removes them.
+ * Returns {deletedKeyCount, agentNameJson, ownerJson, tenantJson} (fields false when absent).
+ */
+export const DELETE_LUA = `
+local s = redis.call('HMGET', KEYS[1], 'agentName', 'ownerId', 'tenantId')
+local deleted = redis.call('DEL', KEYS[1], KEYS[2])
+if ARGV[1] ~= '' and s[1] then${removeIndexEntries({ start: 'ARGV[1]', bucket: 'ARGV[2]', member: 'ARGV[3]', agent: 's[1]', owner: 's[2]', tenant: 's[3]' })}
 end
 return {deleted, s[1] or false, s[2] or false, s[3] or false}
 `;
@@ -229,9 +239,12 @@ return 0
 `;
 
 /**
- * Retention, one session, atomic. KEYS: session, messages. ARGV: 1 idleBefore (ISO).
+ * Retention, one session, atomic. KEYS: session, messages. ARGV: 1 idleBefore (ISO); 2, 3, 4 as
+ * DELETE_LUA's 1, 2, 3 (index keys' start or '' on a Cluster, bucket, member).
  * Deletes both keys when the last append is before ARGV[1] and no lease is held that is
- * unexpired by the server's clock.
+ * unexpired by the server's clock. Standalone: removes the index entries in the same script, so
+ * a re-creation of the id can never land between the deletion and the removal and lose its
+ * entries to it. On a Cluster the caller removes them (and puts back what a re-creation needs).
  * Returns {'GONE'} | {'DELETED', agentNameJson, ownerJson, tenantJson} | {'LEASED'} |
  * {'ACTIVE', updatedAt}.
  */
@@ -244,5 +257,7 @@ if s[2] then
   if tonumber(s[3]) > now then return {'LEASED'} end
 end
 redis.call('DEL', KEYS[1], KEYS[2])
+if ARGV[2] ~= '' then${removeIndexEntries({ start: 'ARGV[2]', bucket: 'ARGV[3]', member: 'ARGV[4]', agent: 's[4]', owner: 's[5]', tenant: 's[6]' })}
+end
 return {'DELETED', s[4], s[5] or 'null', s[6] or 'null'}
 `;

@@ -1,3 +1,4 @@
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type LaunchedRedisCluster, launchRedis, launchRedisCluster } from '@agentstore/servers';
 import { Cluster, Redis } from 'ioredis';
@@ -42,10 +43,43 @@ async function configCalls(): Promise<number> {
   return infos.reduce((sum, info) => sum + Number(/cmdstat_config\|get:calls=(\d+)/.exec(info)?.[1] ?? 0), 0);
 }
 
+/**
+ * A gate in front of one Cluster node: while shut it drops every connection (the node is out of
+ * reach), once opened it forwards them. The Cluster client learns the other nodes from it.
+ */
+async function gateTo(host: string, port: number) {
+  let open = false;
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    if (!open) return void socket.destroy();
+    const upstream = connect(port, host);
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    open: () => {
+      open = true;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 it('a Cluster not reachable yet is reported as unreachable, not unverified, and the next acquire checks it again', async () => {
-  // A fail-fast client (no offline queue) asked before it has connected: exactly a Cluster the
-  // store cannot reach at its start.
-  const client = new Cluster(cluster.info.nodes, { enableOfflineQueue: false });
+  // The store's first check runs while its only startup node drops every connection: exactly a
+  // Cluster the store cannot reach at its start. Then the node comes back.
+  const [seed] = cluster.info.nodes;
+  const gate = await gateTo(seed!.host, seed!.port);
+  const client = new Cluster([{ host: '127.0.0.1', port: gate.port }], { enableOfflineQueue: false });
   client.on('error', () => {});
   const warnings: RedisStoreWarning[] = [];
   const store = redisStore(
@@ -59,6 +93,7 @@ it('a Cluster not reachable yet is reported as unreachable, not unverified, and 
     expect(first.warnings[0]!.message).toMatch(/could not reach/);
     const reported = warnings.length;
     expect(store.durable).toBe(true); // no verdict either way: nothing to block on
+    gate.open();
     if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
     await sleep(1_100); // past the once-a-second limit on asking again
     const before = await configCalls();
@@ -70,6 +105,7 @@ it('a Cluster not reachable yet is reported as unreachable, not unverified, and 
   } finally {
     await store.close();
     client.disconnect();
+    await gate.close();
   }
 }, 60_000);
 

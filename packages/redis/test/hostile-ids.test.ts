@@ -1,3 +1,4 @@
+import { compareSessionIds } from '@agentstore/core/store';
 import { type LaunchedRedis, launchRedis } from '@agentstore/servers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -81,7 +82,7 @@ it('a session of each hostile id lives under one hash tag and keeps its own data
   expect(sessionKeys).toHaveLength(HOSTILE_IDS.length * 2);
 });
 
-it('listSessions returns every hostile id verbatim, ordered as JavaScript orders them', async () => {
+it('listSessions returns every hostile id verbatim, in code point order', async () => {
   const seen: string[] = [];
   let cursor: string | null = null;
   do {
@@ -89,7 +90,7 @@ it('listSessions returns every hostile id verbatim, ordered as JavaScript orders
     seen.push(...page.sessions.map((s) => s.id));
     cursor = page.nextCursor;
   } while (cursor !== null);
-  expect(seen).toEqual([...HOSTILE_IDS].sort());
+  expect(seen).toEqual([...HOSTILE_IDS].sort(compareSessionIds));
 });
 
 it('deleting one hostile id leaves its look-alikes alone', async () => {

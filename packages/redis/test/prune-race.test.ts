@@ -35,6 +35,7 @@ function context(prefix: string, hooks: { afterZrem?: () => Promise<void> } = {}
   return {
     client: hooked,
     isCluster: true,
+    inlineIndexStart: '',
     keys: keySpace(prefix),
     ix: indexKeys(prefix),
     scripts: scriptRunner(client),

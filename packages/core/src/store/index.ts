@@ -41,6 +41,7 @@ export {
   type RetentionRequest,
   validateRetentionInput,
 } from '../retention.ts';
+export { compareSessionIds } from '../session-id-order.ts';
 export {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,

@@ -12,8 +12,8 @@ import {
 /**
  * The kit's capabilities, written against the raw client and the documented layout (README), not
  * the adapter's code: `pk` = session id; `sk` = 'session' | 'm#' + 16-digit seq | that + '#NNN'
- * for the further pieces of a large message (`parts` on the first says how many); the message JSON
- * in `body`; messages up to the session's `headSeq`.
+ * for the further pieces of a large message (`parts` on the first says how many, and each piece
+ * carries the first's `digest`); the message JSON in `body`; messages up to the session's `headSeq`.
  */
 type Item = Record<string, AttributeValue>;
 
@@ -69,7 +69,7 @@ export function dynamodbCapabilities(client: DynamoDBClient, tableName: string):
         // earlier session under this id (the layout lets a new session overwrite them).
         const items = await rawItems(client, tableName, sessionId);
         const head = Number(items.find((item) => item.sk!.S === 'session')?.headSeq?.N ?? 0);
-        const bodies: { seq: number; body: string; parts: number; joined: number }[] = [];
+        const bodies: { seq: number; body: string; parts: number; joined: number; digest?: string }[] = [];
         for (const item of items) {
           const sk = item.sk!.S!;
           if (/^m#\d{16}$/.test(sk) && Number(sk.slice(2)) <= head) {
@@ -78,6 +78,7 @@ export function dynamodbCapabilities(client: DynamoDBClient, tableName: string):
               body: item.body!.S!,
               parts: Number(item.parts?.N ?? 0),
               joined: 0,
+              digest: item.digest?.S,
             });
           } else if (/^m#\d{16}#\d{3}$/.test(sk)) {
             const last = bodies[bodies.length - 1];
@@ -85,7 +86,8 @@ export function dynamodbCapabilities(client: DynamoDBClient, tableName: string):
               last &&
               last.seq === Number(sk.slice(2, 18)) &&
               Number(sk.slice(19)) === last.joined + 1 &&
-              last.joined < last.parts
+              last.joined < last.parts &&
+              item.digest?.S === last.digest
             ) {
               last.body += item.body!.S!;
               last.joined += 1;
