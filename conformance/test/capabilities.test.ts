@@ -38,7 +38,7 @@ describe('checks are chosen by declared capabilities, never by name', () => {
     const base = { name: 'p', createStore: () => store, capabilities };
     const tier = (target: ConformanceTarget) =>
       names(target).filter((name) => name.startsWith('process tier'));
-    expect(tier({ ...base, module: 'file:///t.ts', reopen: {} })).toHaveLength(2);
+    expect(tier({ ...base, module: 'file:///t.ts', reopen: {} })).toHaveLength(3);
     expect(tier({ ...base, module: 'file:///t.ts' })).toEqual([]);
     expect(tier({ ...base, reopen: {} })).toEqual([]);
     expect(tier({ ...base, module: 'file:///t.ts', reopen: {}, multiProcess: false })).toEqual([]);
