@@ -273,7 +273,7 @@ function assertRunOutcome(
 export const processTierChecks: ConformanceCheck[] = [
   {
     name: `process tier: ${RACE_WRITERS} processes appending to one session at once (reloading on SeqConflictError) leave every acknowledged message once, one row per seq and the head at the count acknowledged`,
-    requires: ['process'],
+    requires: ['process', 'durable'],
     timeoutMs: 240_000,
     async run(ctx) {
       const { module, reopen } = ctx.target;
