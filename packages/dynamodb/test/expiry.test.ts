@@ -1,8 +1,16 @@
-import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dynamodbStore } from '../src/index.ts';
 import { dynamodbCapabilities, rawItems } from '../src/testing/capabilities.ts';
-import { freshTable, init, message, sessionId, testClient } from './support/dynamodb.ts';
+import {
+  deleteSessionItem,
+  freshTable,
+  init,
+  message,
+  recordRequests,
+  sessionId,
+  testClient,
+} from './support/dynamodb.ts';
 
 /*
  * With ttlSeconds only the session item expires. What expiry leaves (message items) makes the
@@ -11,14 +19,7 @@ import { freshTable, init, message, sessionId, testClient } from './support/dyna
  * the leftovers at its seqs, and neither load nor the raw reader ever shows one of the old items.
  */
 const client = testClient();
-const requests: string[] = [];
-client.middlewareStack.add(
-  (next, context) => async (args) => {
-    requests.push(String(context.commandName));
-    return next(args);
-  },
-  { step: 'finalizeRequest', name: 'countRequests' },
-);
+const requests = recordRequests(client);
 let table: Awaited<ReturnType<typeof freshTable>>;
 beforeAll(async () => {
   table = await freshTable(client, 'expiry');
@@ -28,10 +29,7 @@ afterAll(async () => {
   client.destroy();
 });
 
-const expire = (id: string) =>
-  client.send(
-    new DeleteItemCommand({ TableName: table.tableName, Key: { pk: { S: id }, sk: { S: 'session' } } }),
-  );
+const expire = (id: string) => deleteSessionItem(client, table.tableName, id);
 const sortKeys = async (id: string) =>
   (await rawItems(client, table.tableName, id)).map((item) => item.sk?.S);
 

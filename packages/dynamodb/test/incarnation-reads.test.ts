@@ -1,8 +1,8 @@
 import type { LoadResult, NewMessage } from '@agentstore/core';
-import { DeleteItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dynamodbStore } from '../src/index.ts';
-import { freshTable, init, message, sessionId, testClient } from './support/dynamodb.ts';
+import { deleteSessionItem, freshTable, init, message, sessionId, testClient } from './support/dynamodb.ts';
 
 /*
  * Issue #19: a `load` must return one incarnation of a session, never a mix. A Query spanning
@@ -21,11 +21,7 @@ afterAll(async () => {
   client.destroy();
 });
 
-/** What DynamoDB TTL (or a deleteSession cut short) does: the session item goes, its messages stay. */
-const expire = (id: string) =>
-  client.send(
-    new DeleteItemCommand({ TableName: table.tableName, Key: { pk: { S: id }, sk: { S: 'session' } } }),
-  );
+const expire = (id: string) => deleteSessionItem(client, table.tableName, id);
 
 /** A client that runs `between` once, after the first response to a command `when` picks. */
 function pausingClient(

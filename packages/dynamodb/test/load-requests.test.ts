@@ -1,8 +1,15 @@
 import { SessionBusyError } from '@agentstore/core';
-import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dynamodbStore } from '../src/index.ts';
-import { freshTable, init, message, sessionId, testClient } from './support/dynamodb.ts';
+import {
+  deleteSessionItem,
+  freshTable,
+  init,
+  message,
+  recordRequests,
+  sessionId,
+  testClient,
+} from './support/dynamodb.ts';
 
 /*
  * What a load costs in requests (README, "How a load works"): the session item, the messages past
@@ -11,14 +18,7 @@ import { freshTable, init, message, sessionId, testClient } from './support/dyna
  * times.
  */
 const client = testClient();
-const requests: string[] = [];
-client.middlewareStack.add(
-  (next, context) => async (args) => {
-    requests.push(String(context.commandName));
-    return next(args);
-  },
-  { step: 'finalizeRequest', name: 'countRequests' },
-);
+const requests = recordRequests(client);
 let table: Awaited<ReturnType<typeof freshTable>>;
 beforeAll(async () => {
   table = await freshTable(client, 'load-requests');
@@ -69,9 +69,7 @@ it('a session replaced during every read fails with SessionBusyError after 3 rea
     const output = await send(command as never);
     if (command.constructor.name === 'QueryCommand') {
       queries++;
-      await client.send(
-        new DeleteItemCommand({ TableName: table.tableName, Key: { pk: { S: id }, sk: { S: 'session' } } }),
-      );
+      await deleteSessionItem(client, table.tableName, id);
       await create();
     }
     return output;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageRecord, NewMessage, SessionInit } from '@agentstore/core';
 import { messageByteLength } from '@agentstore/core/store';
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { createTable } from '../../src/index.ts';
 
@@ -60,3 +60,20 @@ export function messageOfBytes(bytes: number, fill = 'x'): NewMessage {
     throw new Error(`cannot build a message of exactly ${bytes} bytes with ${fill}`);
   return result;
 }
+
+/** Records the name of every request the client sends (at finalizeRequest: retries included). */
+export function recordRequests(client: DynamoDBClient): string[] {
+  const requests: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      requests.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'recordRequests' },
+  );
+  return requests;
+}
+
+/** What DynamoDB TTL (or a deleteSession cut short) does: the session item goes, its messages stay. */
+export const deleteSessionItem = (client: DynamoDBClient, tableName: string, id: string) =>
+  client.send(new DeleteItemCommand({ TableName: tableName, Key: { pk: { S: id }, sk: { S: 'session' } } }));
