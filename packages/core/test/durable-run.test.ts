@@ -254,16 +254,27 @@ describe('single writer', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const agent = defineAgent({
       name: 'slow',
       instructions: '',
       tools: {
-        wait: tool({ description: 'waits', input: z.object({}), handler: async () => gate }),
+        wait: tool({
+          description: 'waits',
+          input: z.object({}),
+          handler: async () => {
+            started();
+            return gate;
+          },
+        }),
       },
     });
     const llm = scriptedLlm([{ toolCalls: [{ name: 'wait', input: {} }] }, { text: 'done' }]);
     const first = run(agent, { store, sessionId: 'busy', message: 'go', llm, leaseTtlMs: 5_000 });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await running; // the first run holds the lease once its handler runs: no timing guess
     const second = run(agent, { store, sessionId: 'busy', message: 'again', llm, leaseTtlMs: 5_000 });
     const error = await second.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionBusyError);
@@ -293,6 +304,10 @@ describe('single writer', () => {
 
   it('keeps renewing the lease while a handler runs longer than the TTL', async () => {
     const store = durableMemoryStore();
+    let finishHandler = () => {};
+    const checked = new Promise<void>((resolve) => {
+      finishHandler = resolve;
+    });
     const agent = defineAgent({
       name: 'long',
       instructions: '',
@@ -301,8 +316,9 @@ describe('single writer', () => {
           description: 'takes a while',
           input: z.object({}),
           safeToRetry: true,
+          // Runs until the test has checked the lease: a stalled machine cannot end it early.
           handler: async () => {
-            await new Promise((resolve) => setTimeout(resolve, 1_500));
+            await checked;
             return 'ok';
           },
         }),
@@ -315,6 +331,7 @@ describe('single writer', () => {
     await expect(run(agent, { store, sessionId: 'renew', llm, leaseTtlMs: TTL })).rejects.toBeInstanceOf(
       SessionBusyError,
     );
+    finishHandler();
     expect((await running).status).toBe('complete');
   });
 });

@@ -1,10 +1,8 @@
 import { defineAgent, isAgentStoreError, run } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
-import { type DropProxy, startDropProxy } from '@agentstore/servers';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type PostgresStore, postgresStore } from '../src/index.ts';
-import { init, message, uniqueId, usePostgres } from './harness.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { PostgresStore } from '../src/index.ts';
+import { init, message, uniqueId, usePostgres, useProxiedStore } from './harness.ts';
 
 /*
  * Attacks on the lease of a real Postgres (issue 14): a lost acquire answer, a renewal racing the
@@ -13,37 +11,19 @@ import { init, message, uniqueId, usePostgres } from './harness.ts';
 const server = usePostgres('attack');
 
 describe('attack: acquireLease whose answer is lost after commit (real connection drop)', () => {
-  let proxy: DropProxy;
-  let proxied: pg.Pool;
-  let store: PostgresStore;
-
-  beforeAll(async () => {
-    const upstream = new URL(server.url);
-    proxy = await startDropProxy(upstream.hostname, Number(upstream.port));
-    const viaProxy = new URL(server.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    proxied = new pg.Pool({ connectionString: viaProxy.toString(), max: 1 });
-    proxied.on('error', () => {});
-    store = postgresStore({ pool: proxied }, { schema: server.schema });
-    await store.migrate();
-  });
-  afterAll(async () => {
-    await proxied.end();
-    await proxy.close();
-  });
+  const via = useProxiedStore(server);
 
   it('run() re-acquires with the same holder, completes, and leaves the session free (not blocked for a TTL)', async () => {
     const id = uniqueId('ack');
     const acquires: number[] = [];
     const counting = {
-      ...store,
+      ...via.store,
       acquireLease: (sessionId: string, input: Parameters<PostgresStore['acquireLease']>[1]) => {
         acquires.push(acquires.length + 1);
-        return store.acquireLease(sessionId, input);
+        return via.store.acquireLease(sessionId, input);
       },
     };
-    const dropped = proxy.loseNextAnswer();
+    const dropped = via.proxy.loseNextAnswer();
     const result = await run(defineAgent({ name: 'agent', instructions: '' }), {
       store: counting,
       sessionId: id,
@@ -55,10 +35,10 @@ describe('attack: acquireLease whose answer is lost after commit (real connectio
     await dropped;
     expect(result.status).toBe('complete');
     expect(acquires.length).toBe(2);
-    const loaded = await store.load(id);
+    const loaded = await via.store.load(id);
     // The lost grant (epoch 1) and the re-grant (epoch 2); the run released the one it kept.
     expect(loaded?.session.lease).toBeNull();
-    const next = await store.acquireLease(id, { holder: 'next', ttlMs: 1_000, init: init() });
+    const next = await via.store.acquireLease(id, { holder: 'next', ttlMs: 1_000, init: init() });
     expect(next.epoch).toBe(3);
   });
 });

@@ -1,10 +1,7 @@
 import { AgentStoreError, defineAgent, run, SeqConflictError, tool } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
-import { type DropProxy, startDropProxy } from '@agentstore/servers';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PostgresStore, postgresStore } from '../src/index.ts';
-import { init, message, uniqueId, usePostgres } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { init, message, uniqueId, usePostgres, useProxiedStore } from './harness.ts';
 
 const server = usePostgres('loss');
 
@@ -22,37 +19,19 @@ const anyInput = {
 };
 
 describe('connection loss during an append', () => {
-  let proxy: DropProxy;
-  let proxied: pg.Pool;
-  let store: PostgresStore;
-
-  beforeAll(async () => {
-    const upstream = new URL(server.url);
-    proxy = await startDropProxy(upstream.hostname, Number(upstream.port));
-    const viaProxy = new URL(server.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    proxied = new pg.Pool({ connectionString: viaProxy.toString(), max: 1 });
-    proxied.on('error', () => {});
-    store = postgresStore({ pool: proxied }, { schema: server.schema });
-    await store.migrate();
-  });
-  afterAll(async () => {
-    await proxied.end();
-    await proxy.close();
-  });
+  const via = useProxiedStore(server);
 
   it('an answer lost after commit is an untyped error; a re-read shows the messages exactly once', async () => {
     const id = uniqueId();
-    await store.append(id, {
+    await via.store.append(id, {
       expectedSeq: 0,
       messages: [message('a')],
       session: { init: init() },
       lease: null,
     });
-    const dropped = proxy.loseNextAnswer();
+    const dropped = via.proxy.loseNextAnswer();
     const lost = [message('b'), message('c')];
-    const error = await store.append(id, { expectedSeq: 1, messages: lost, lease: null }).catch((e) => e);
+    const error = await via.store.append(id, { expectedSeq: 1, messages: lost, lease: null }).catch((e) => e);
     await dropped;
     // Not a typed store error: the caller must treat the outcome as unknown and re-read.
     expect(error).toBeInstanceOf(Error);
@@ -62,18 +41,18 @@ describe('connection loss during an append', () => {
       { seq: 2, id: 'b' },
       { seq: 3, id: 'c' },
     ]);
-    const reread = await store.load(id, { afterSeq: 1 });
+    const reread = await via.store.load(id, { afterSeq: 1 });
     expect(reread?.messages.map((m) => m.id)).toEqual(['b', 'c']);
     // Blindly retrying cannot duplicate: the guard refuses it.
-    await expect(store.append(id, { expectedSeq: 1, messages: lost, lease: null })).rejects.toBeInstanceOf(
-      SeqConflictError,
-    );
+    await expect(
+      via.store.append(id, { expectedSeq: 1, messages: lost, lease: null }),
+    ).rejects.toBeInstanceOf(SeqConflictError);
     expect((await stored(id)).length).toBe(3);
   });
 
   it('a backend killed before commit writes nothing, and the retry lands once', async () => {
     const id = uniqueId();
-    await store.append(id, {
+    await via.store.append(id, {
       expectedSeq: 0,
       messages: [message('a')],
       session: { init: init() },
@@ -86,7 +65,7 @@ describe('connection loss during an append', () => {
       await locker.query(`SELECT 1 FROM "${server.schema}".agentstore_sessions WHERE id = $1 FOR UPDATE`, [
         id,
       ]);
-      const pending = store
+      const pending = via.store
         .append(id, { expectedSeq: 1, messages: [message('b')], lease: null })
         .catch((e) => e);
       let pid: number | undefined;
@@ -107,7 +86,7 @@ describe('connection loss during an append', () => {
       locker.release();
     }
     expect(await stored(id)).toEqual([{ seq: 1, id: 'a' }]);
-    expect(await store.append(id, { expectedSeq: 1, messages: [message('b')], lease: null })).toEqual({
+    expect(await via.store.append(id, { expectedSeq: 1, messages: [message('b')], lease: null })).toEqual({
       headSeq: 2,
     });
     expect(await stored(id)).toEqual([
@@ -130,7 +109,7 @@ describe('connection loss during an append', () => {
           handler: async (_input, ctx) => {
             calls.push(ctx.toolCallId);
             // The write of this result reaches the server, but its answer never comes back.
-            void proxy.loseNextAnswer().then(() => {
+            void via.proxy.loseNextAnswer().then(() => {
               answersLost += 1;
             });
             return { sent: true };
@@ -142,7 +121,7 @@ describe('connection loss during an append', () => {
       { toolCalls: [{ id: 'call-1', name: 'notify', input: { to: 'ops' } }] },
       { text: 'Done.' },
     ]);
-    const result = await run(agent, { store, sessionId, message: 'go', llm });
+    const result = await run(agent, { store: via.store, sessionId, message: 'go', llm });
     expect(result.status).toBe('complete');
     expect(result.response).toBe('Done.');
     expect(calls).toEqual(['call-1']);
@@ -150,7 +129,7 @@ describe('connection loss during an append', () => {
     const rows = await stored(sessionId);
     expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
-    const loaded = await store.load(sessionId);
+    const loaded = await via.store.load(sessionId);
     expect(loaded?.messages.filter((m) => m.role === 'tool' && m.toolCallId === 'call-1')).toHaveLength(1);
     expect(loaded?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(loaded?.session.lease).toBeNull();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type LaunchedPostgres, launchPostgres } from '@agentstore/servers';
+import { type DropProxy, type LaunchedPostgres, launchPostgres, startDropProxy } from '@agentstore/servers';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { type PostgresStore, type PostgresStoreOptions, postgresStore } from '../src/index.ts';
@@ -66,3 +66,34 @@ export const init = (
   state: { step: 0 },
   ...extra,
 });
+
+/** A store whose one connection goes through a drop proxy, for the describe block it is called in. */
+export interface ProxiedStore {
+  proxy: DropProxy;
+  pool: pg.Pool;
+  store: PostgresStore;
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that put a drop proxy in front of `server`, open a one-
+ * connection pool through it and a migrated store on the harness's schema. Read the fields inside tests.
+ */
+export function useProxiedStore(server: Harness): ProxiedStore {
+  const proxied = {} as ProxiedStore;
+  beforeAll(async () => {
+    const upstream = new URL(server.url);
+    proxied.proxy = await startDropProxy(upstream.hostname, Number(upstream.port));
+    const viaProxy = new URL(server.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxied.proxy.port);
+    proxied.pool = new pg.Pool({ connectionString: viaProxy.toString(), max: 1 });
+    proxied.pool.on('error', () => {});
+    proxied.store = postgresStore({ pool: proxied.pool }, { schema: server.schema });
+    await proxied.store.migrate();
+  });
+  afterAll(async () => {
+    await proxied.pool?.end();
+    await proxied.proxy?.close();
+  });
+  return proxied;
+}

@@ -20,9 +20,11 @@ export interface MachineSnapshot {
   loadAverage: number[];
 }
 
-/** The file system a directory lives on, as /proc/mounts says. */
+/**
+ * The file system a directory lives on, as /proc/mounts says. The directory itself is left out:
+ * a throwaway server's data dir is a temp path that means nothing outside the run.
+ */
 export interface StorageInfo {
-  path: string;
   mountPoint: string;
   fsType: string;
   device: string;
@@ -73,7 +75,7 @@ export function storageOf(path: string): StorageInfo | null {
     const inside =
       real === mountPoint || real.startsWith(mountPoint.endsWith('/') ? mountPoint : `${mountPoint}/`);
     if (inside && (!best || mountPoint.length >= best.mountPoint.length)) {
-      best = { path, mountPoint, fsType, device, options: options ?? '' };
+      best = { mountPoint, fsType, device, options: options ?? '' };
     }
   }
   return best;
