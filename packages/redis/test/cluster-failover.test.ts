@@ -69,7 +69,9 @@ it('a run rides through the kill -9 of its master: the replica takes over, every
     { text: 'two', toolCalls: [{ name: 'post', input: { n: 2 } }] },
     { text: 'done' },
   ]);
-  const result = await run(agent, { store, sessionId, message: 'go', llm, leaseTtlMs: 30_000 });
+  // The lease must outlast the failover (node timeout + election), which a loaded machine can
+  // stretch past 24 s; a passing run does not wait for it, so a long lease costs nothing.
+  const result = await run(agent, { store, sessionId, message: 'go', llm, leaseTtlMs: 90_000 });
   expect(result.status).toBe('complete');
   expect(result.response).toBe('done');
   expect(effects).toEqual(['post 1', 'post 2']);
@@ -83,4 +85,4 @@ it('a run rides through the kill -9 of its master: the replica takes over, every
     'assistant',
   ]);
   expect(stored.session.headSeq).toBe(6);
-}, 120_000);
+}, 180_000);
