@@ -50,10 +50,9 @@ export interface PostgresStore extends AgentStore {
   readonly pool: Pool;
 }
 
-interface AppendRow {
-  head_seq: string | null;
-  /** When refused: [head_seq, lease_holder, lease_epoch, lease_expires_at, server now] as the statement saw them; null if no row. */
-  seen: string | null;
+interface RefusalRow {
+  /** [head_seq, lease_holder, lease_epoch, lease_expires_at, server now], read after the refusal. */
+  seen: string;
 }
 
 interface LoadRow extends Omit<SessionRow, 'id' | 'state'> {
@@ -226,22 +225,26 @@ export function postgresStore(
           JSON.stringify(init?.state ?? null),
         );
       }
-      const { rows } = await query<AppendRow>(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
-      const row = rows[0];
-      // The statement always returns one row; anything else is a reply we do not understand.
-      if (!row)
+      // Granted iff every message was inserted (validation ensures at least one): the row count,
+      // no row to parse.
+      const count = input.messages.length;
+      const { rowCount } = await query(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
+      if (rowCount === count) return { headSeq: expectedSeq + count };
+      if (rowCount !== 0)
         throw new UnexpectedReplyError({
           store: '@agentstore/postgres',
           operation: 'append',
-          reply: rows,
+          reply: { rowCount },
           sessionId,
         });
-      if (row.head_seq !== null) return { headSeq: Number(row.head_seq) };
 
-      // Refused: nothing was written. Explain it from the row the statement saw.
+      // Refused: nothing was written. Explain it from the session as it is now: a head only grows
+      // and an epoch only rises, so what refused this append still refuses it.
       const leaseLost = () =>
         new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
-      if (row.seen === null) {
+      const { rows } = await query<RefusalRow>(sql.appendRefusal, [sessionId]);
+      const row = rows[0];
+      if (!row) {
         if (lease !== null) throw leaseLost();
         if (expectedSeq !== 0) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: 0 });
         // Another writer created the session after this statement's snapshot.
@@ -259,7 +262,7 @@ export function postgresStore(
         throw leaseLost();
       }
       if (head !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: head });
-      // The snapshot allowed it, but a concurrent writer changed the row first.
+      // It would be allowed now: a concurrent writer changed the row in between (e.g. deleted and re-created it).
       throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
     },
 
