@@ -16,7 +16,7 @@ const LEVEL_COLORS = ['#0f766e', '#14b8a6', '#5eead4', '#a16207', '#eab308', '#f
 
 /** Read by screen readers and shown as a tooltip. */
 const CHART_TITLE =
-  'agentstore benchmark: marginal durable overhead per tool step against one floor append, and steps per second by concurrency for the store and its floor';
+  'agentstore benchmark: durable overhead per tool step against one floor append paced as a step, and steps per second by concurrency for the store and its floor';
 
 export const escapeXml = (text: string): string =>
   text
@@ -150,11 +150,11 @@ export function renderChart(report: BenchReport): string {
         y,
         `Per tool step through run() (model ${options.modelLatencyMs} ms), median of ${options.rounds} rounds (log scale)`,
         [
-          { label: 'marginal durable overhead / step', color: COLORS.store },
-          { label: 'one floor append', color: COLORS.floor },
+          { label: 'durable overhead / step', color: COLORS.store },
+          { label: 'one floor append, paced as a step', color: COLORS.floor },
           { label: 'two-commit floor / step', color: '#d1d5db' },
         ],
-        'marginal ÷ floor append',
+        'overhead ÷ floor append',
         withStep.map((r) => {
           const step = r.step;
           const floor = step.floor!;
@@ -168,11 +168,11 @@ export function renderChart(report: BenchReport): string {
           return {
             store: r.store,
             bars: [
-              bar('overhead', 'marginal durable overhead per step', step.marginalPerStep.p50Us, COLORS.store),
-              bar('floor', 'one floor append', floor.append.p50Us, COLORS.floor),
+              bar('overhead', 'durable overhead per step', step.overheadPerStep.p50Us, COLORS.store),
+              bar('floor', 'one floor append, paced as a step', floor.pacedAppend.p50Us, COLORS.floor),
               bar('two-commit', 'two-commit floor per step', floor.twoCommit.p50Us, '#d1d5db'),
             ],
-            aside: formatRatio(floor.marginalVsAppend.median),
+            aside: formatRatio(floor.overheadVsPacedAppend.median),
           };
         }),
         formatMicros,

@@ -27,7 +27,8 @@ export interface HistoryRow {
   /**
    * The loop's CPU for one more tool step: per round, (CPU of a resumed run of 2S steps − CPU of
    * one of S steps) ÷ S, each counted between the run's first and last model request, less the
-   * model's own. The lease, the load and the load's garbage cancel out.
+   * model's own. The lease and the load cancel out, and the load's garbage is collected before
+   * the count starts (at the first model request), so it cannot land in a random step.
    */
   loopCpuPerStep: Spread;
   /** Bytes a resumed run stored per tool step (message JSON + the session record). */
@@ -127,7 +128,7 @@ export async function measureHistory(
       (toolSteps: number): TimedSide =>
       () => {
         const session = current;
-        const meter = newModelMeter();
+        const meter = newModelMeter({ collectFirst: true });
         const llm = fixedLatencyLlm(toolSteps, 0, meter);
         const resumeAgent = agents.get(toolSteps)!;
         return async () => {

@@ -1,4 +1,4 @@
-import { type AgentStore, type AppendInput, run } from '@agentstore/core';
+import { type AgentStore, type AppendInput, type NewMessage, run } from '@agentstore/core';
 import type { RawAppendFloor } from '@agentstore/core/testing';
 import {
   perRoundRatio,
@@ -15,6 +15,7 @@ import {
   benchState,
   fixedLatencyLlm,
   stepMessages,
+  waitUntil,
   withSeqs,
 } from './workload.ts';
 
@@ -23,8 +24,16 @@ import {
  * from what it adds once per run (lease, load, the final answer, release), against the floor.
  */
 export interface StepResult {
-  /** The scripted model's fixed latency per request (a timer), ms. */
+  /** The scripted model's fixed latency per request (never shorter), ms. */
   modelLatencyMs: number;
+  /**
+   * The headline, per round: what durability adds to each tool step on the loop's path, from the
+   * model's side. For every tool step the model records the time from the moment its reply was
+   * due to the next request (write #1, the tool, sending write #2, any lateness of the reply);
+   * per round, the mean over every tool step of the durable runs less the same of the runs without
+   * a store.
+   */
+  overheadPerStep: Spread;
   /** Tool steps of the short timed run (S); the long run has twice as many. */
   steps: number;
   /** A whole durable run of S steps (lease, load, every step, the answer, release) on a fresh session. */
@@ -36,8 +45,8 @@ export interface StepResult {
   /** The run of 2S steps with no store. */
   statelessLongRun: Spread;
   /**
-   * The headline, per round: ((durable 2S − durable S) − (stateless 2S − stateless S)) ÷ S. What
-   * durability adds to one more tool step; the per-run costs cancel out.
+   * The same from whole-run wall times, per round: ((durable 2S − durable S) − (stateless 2S −
+   * stateless S)) ÷ S; the per-run costs cancel out. A cross-check of the headline, noisier.
    */
   marginalPerStep: Spread;
   /** Per round: durable S − stateless S − S × marginal: what durability adds once per run. */
@@ -49,13 +58,21 @@ export interface StepResult {
 }
 
 export interface FloorSteps {
-  /** ONE floor append of write #1 (one message): the unit the headline is expressed in. */
+  /**
+   * ONE floor append of write #1 paced as in a step, the unit the headline is expressed in: a
+   * hand-written loop drives the floor with the same model (write #1 awaited, write #2 sent and
+   * awaited before the next write #1), measured as the headline is, less the same loop writing nothing.
+   */
+  pacedAppend: Spread;
+  /** ONE floor append of write #1 (one message), S in a row (a connection never idle). */
   append: Spread;
   /** One-commit floor: a step's call and result in one floor append. */
   oneCommit: Spread;
   /** Two-commit floor: the call, then the result, as two floor appends. */
   twoCommit: Spread;
-  /** marginalPerStep ÷ append, per round: the headline (target ≤ 1.2 on Postgres). */
+  /** overheadPerStep ÷ pacedAppend, per round: the headline (target ≤ 1.2 on Postgres). */
+  overheadVsPacedAppend: RatioSpread;
+  /** marginalPerStep ÷ append, per round. */
   marginalVsAppend: RatioSpread;
   /** storeAppend ÷ append, per round. */
   storeAppendVsAppend: RatioSpread;
@@ -109,6 +126,54 @@ export function marginalCosts(
 }
 
 /**
+ * Per round, the mean of the step gaps recorded by the runs of that round (several sides pooled).
+ * Each side's first run is the warm-up `sampleRounds` throws away; then each round has `samples`.
+ */
+export function roundMeanGaps(sides: number[][][], rounds: number, samples: number): number[] {
+  return Array.from({ length: rounds }, (_, r) => {
+    const gaps = sides.flatMap((runs) => runs.slice(1 + r * samples, 1 + (r + 1) * samples).flat());
+    if (gaps.length === 0) throw new Error('no step gaps were recorded');
+    return gaps.reduce((sum, gap) => sum + gap, 0) / gaps.length;
+  });
+}
+
+/**
+ * A hand-written loop as `run()` drives a store, with `write` in its place: per step the model
+ * (the same latency, never shorter), write #1 awaited, a no-op tool, write #2 sent and awaited
+ * only before the next write #1. Records each step's gap as the scripted model does.
+ */
+export function handLoop(
+  steps: number,
+  latencyMs: number,
+  write: (messages: NewMessage[]) => Promise<void>,
+  nextStep: () => ReturnType<typeof stepMessages>,
+  runs: number[][],
+): TimedSide {
+  return () => {
+    const batches = Array.from({ length: steps }, nextStep);
+    const signal = new AbortController().signal;
+    return async () => {
+      const gaps: number[] = [];
+      let due = performance.now() + latencyMs;
+      await waitUntil(due, signal);
+      let pending: Promise<void> = Promise.resolve();
+      for (const [call, result] of batches) {
+        await pending;
+        await write([call]);
+        pending = write([result]);
+        pending.catch(() => {}); // awaited (and thrown) before the next write
+        const requested = performance.now();
+        gaps.push(requested - due);
+        due = requested + latencyMs;
+        await waitUntil(due, signal);
+      }
+      await pending;
+      runs.push(gaps);
+    };
+  };
+}
+
+/**
  * Store and floor interleaved in every round: durable `run()`s of S = `steps` and 2S tool steps
  * with a model of fixed latency (write #2 overlaps the next request, as run() does), the same runs
  * without a store, write #1 through the store, and three floors: one append, a step in one
@@ -124,25 +189,34 @@ export async function measureStep(
 ): Promise<StepResult> {
   const { steps, payloadBytes, modelLatencyMs } = sampling;
   const agents = new Map([steps, 2 * steps].map((n) => [n, benchAgent(n, payloadBytes)]));
+  // Per side, the step gaps of each run in order (see roundMeanGaps).
+  const durableS: number[][] = [];
+  const durable2S: number[][] = [];
+  const statelessS: number[][] = [];
+  const stateless2S: number[][] = [];
   const durable =
-    (toolSteps: number): TimedSide =>
+    (toolSteps: number, runs: number[][]): TimedSide =>
     () => {
       const agent = agents.get(toolSteps)!;
       const sessionId = newId('step');
-      const llm = fixedLatencyLlm(toolSteps, modelLatencyMs);
+      const gaps: number[] = [];
+      const llm = fixedLatencyLlm(toolSteps, modelLatencyMs, undefined, gaps);
       return async () => {
         const result = await run(agent, { store, sessionId, message: 'go', llm });
         if (result.status !== 'complete')
           throw new Error(`a benchmark run ended with status ${result.status}`);
+        runs.push(gaps);
       };
     };
   const stateless =
-    (toolSteps: number): TimedSide =>
+    (toolSteps: number, runs: number[][]): TimedSide =>
     () => {
       const agent = agents.get(toolSteps)!;
-      const llm = fixedLatencyLlm(toolSteps, modelLatencyMs);
+      const gaps: number[] = [];
+      const llm = fixedLatencyLlm(toolSteps, modelLatencyMs, undefined, gaps);
       return async () => {
         await run(agent, { message: 'go', llm });
+        runs.push(gaps);
       };
     };
   // write #1 through the store, as run() sends it: one message, under a lease, with the state.
@@ -178,14 +252,22 @@ export async function measureStep(
         for (const batch of batches) await write(batch);
       };
     };
-  const runSides = [durable(steps), durable(2 * steps), stateless(steps), stateless(2 * steps)];
+  const runSides = [
+    durable(steps, durableS),
+    durable(2 * steps, durable2S),
+    stateless(steps, statelessS),
+    stateless(2 * steps, stateless2S),
+  ];
   const sides = [...runSides, storeAppend];
+  const floorLoopRuns: number[][] = [];
+  const bareLoopRuns: number[][] = [];
   if (floor) {
-    const [oneAppend, oneCommit, twoCommit] = await Promise.all(
-      ['floor-1', 'floor-one-commit', 'floor-two-commit'].map(async (label) =>
+    const [oneAppend, oneCommit, twoCommit, paced] = await Promise.all(
+      ['floor-1', 'floor-one-commit', 'floor-two-commit', 'floor-paced'].map(async (label) =>
         floorWriter(floor, await floorSession(store, newId(label))),
       ),
     );
+    const nextStep = () => stepMessages(n++, payloadBytes);
     sides.push(
       floorSide((step) => oneAppend!([step[0]])),
       floorSide((step) => oneCommit!(step)),
@@ -193,6 +275,8 @@ export async function measureStep(
         await twoCommit!([step[0]]);
         await twoCommit!([step[1]]);
       }),
+      handLoop(steps, modelLatencyMs, (messages) => paced!(messages), nextStep, floorLoopRuns),
+      handLoop(steps, modelLatencyMs, async () => {}, nextStep, bareLoopRuns),
     );
   }
   const medians = await sampleRounds(sides, {
@@ -209,8 +293,9 @@ export async function measureStep(
     number[],
   ];
   // Append sides timed S appends (or steps) in a row: one each.
+  // The hand loops' times are not used: their step gaps are.
   const [storeAppendMs, floorMs, oneCommitMs, twoCommitMs] = medians
-    .slice(runSides.length)
+    .slice(runSides.length, runSides.length + 4)
     .map((side) => side.map((ms) => ms / steps)) as [number[], number[]?, number[]?, number[]?];
   const { marginal, fixed } = marginalCosts(steps, {
     durable: durableMs,
@@ -219,9 +304,17 @@ export async function measureStep(
     statelessLong: statelessLongMs,
   });
   const spread = (values: number[]) => spreadMs(values, sampling.samples);
+  const meanGaps = (runs: number[][][]) => roundMeanGaps(runs, sampling.rounds, sampling.samples);
+  const durableGaps = meanGaps([durableS, durable2S]);
+  const statelessGaps = meanGaps([statelessS, stateless2S]);
+  const overhead = durableGaps.map((gap, r) => gap - statelessGaps[r]!);
+  const pacedFloor = floor
+    ? meanGaps([floorLoopRuns]).map((gap, r) => gap - meanGaps([bareLoopRuns])[r]!)
+    : null;
   return {
     modelLatencyMs,
     steps,
+    overheadPerStep: spread(overhead),
     durableRun: spread(durableMs),
     durableLongRun: spread(durableLongMs),
     statelessRun: spread(statelessMs),
@@ -230,8 +323,10 @@ export async function measureStep(
     fixedPerRun: spread(fixed),
     storeAppend: spread(storeAppendMs),
     floor:
-      floorMs && oneCommitMs && twoCommitMs
+      floorMs && oneCommitMs && twoCommitMs && pacedFloor
         ? {
+            pacedAppend: spread(pacedFloor),
+            overheadVsPacedAppend: ratioSpread(perRoundRatio(overhead, pacedFloor)),
             append: spread(floorMs),
             oneCommit: spread(oneCommitMs),
             twoCommit: spread(twoCommitMs),

@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { LlmAdapter, LlmResponse, MessageRecord } from '@agentstore/core';
 import {
   type AgentDefinition,
@@ -100,8 +102,20 @@ export function benchLoop(steps: number, payloadBytes: number): BenchLoop {
   return { agent, llm: () => scriptedLlm(script) };
 }
 
+/**
+ * A full garbage collection, made callable without `--expose-gc` (the flag is set at run time,
+ * then `gc` is read from a fresh context). Used before counting a run's step CPU, so the garbage
+ * its `load` left (megabytes for a long session) is not collected, at a random step, inside it.
+ */
+export const collectGarbage: () => void = (() => {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+})();
+
 /** The model's CPU time so far (µs), for subtracting it from a run's. */
 export interface ModelMeter {
+  /** Collect the garbage at the first call, before it is counted (see `collectGarbage`). */
+  collectFirst: boolean;
   cpuUs: number;
   calls: number;
   /** `process.cpuUsage()` at the first and the last call of the current run. */
@@ -114,29 +128,57 @@ export interface ModelMeter {
 const cpuUs = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
 
 /**
- * A model that asks for one `work` call per request for `toolSteps` requests, then answers, after
- * a fixed latency (a timer, as a network would) — whatever the history holds, so it also serves
- * runs that resume a long seeded session. It meters its own CPU time, so a run's CPU can be
- * counted without it.
+ * Waits until `due` (a `performance.now()` time), never less. A timer alone can fire up to a
+ * millisecond early against `performance.now()` (libuv measures from the loop's cached clock), and
+ * how early depends on how much synchronous work ran before it was set — more in a durable run —
+ * so a timer-only model would grant a busier loop a shorter model call. The last stretch is
+ * checked each loop turn (I/O callbacks still run in between).
  */
-export function fixedLatencyLlm(toolSteps: number, latencyMs: number, meter?: ModelMeter): LlmAdapter {
+export async function waitUntil(due: number, signal: AbortSignal): Promise<void> {
+  const remaining = due - performance.now();
+  if (remaining <= 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, remaining);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  while (performance.now() < due) {
+    signal.throwIfAborted();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * A model that asks for one `work` call per request for `toolSteps` requests, then answers, after
+ * a fixed latency (never shorter: `waitUntil`) — whatever the history holds, so it also serves
+ * runs that resume a long seeded session. It meters its own CPU time, so a run's CPU can be
+ * counted without it. With `gaps`, it records for every request after a tool step the time from
+ * the moment the previous reply was due to this request (ms): what the loop spent on that step
+ * (write #1, the tool, sending write #2; and any lateness of the reply, should the loop have been
+ * too busy to take it when due).
+ */
+export function fixedLatencyLlm(
+  toolSteps: number,
+  latencyMs: number,
+  meter?: ModelMeter,
+  gaps?: number[],
+): LlmAdapter {
   let call = 0;
+  let lastDue: number | null = null;
   return {
     async generate({ signal }) {
-      if (latencyMs > 0) {
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, latencyMs);
-          signal.addEventListener(
-            'abort',
-            () => {
-              clearTimeout(timer);
-              reject(signal.reason);
-            },
-            { once: true },
-          );
-        });
-      }
+      const requested = performance.now();
+      if (gaps && lastDue !== null) gaps.push(requested - lastDue);
+      lastDue = requested + latencyMs;
+      if (latencyMs > 0) await waitUntil(lastDue, signal);
       signal.throwIfAborted();
+      if (meter?.collectFirst && meter.firstCall === null) collectGarbage();
       const start = process.cpuUsage();
       if (meter) {
         meter.firstCall ??= start;
@@ -159,7 +201,8 @@ export function fixedLatencyLlm(toolSteps: number, latencyMs: number, meter?: Mo
   };
 }
 
-export const newModelMeter = (): ModelMeter => ({
+export const newModelMeter = (options: { collectFirst?: boolean } = {}): ModelMeter => ({
+  collectFirst: options.collectFirst ?? false,
   cpuUs: 0,
   calls: 0,
   firstCall: null,

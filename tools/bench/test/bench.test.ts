@@ -122,6 +122,7 @@ function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: bo
     step.durableLongRun,
     step.statelessRun,
     step.statelessLongRun,
+    step.overheadPerStep,
     step.marginalPerStep,
     step.fixedPerRun,
     step.storeAppend,
@@ -134,8 +135,9 @@ function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: bo
   );
   if (hasFloor) {
     const floor = step.floor!;
-    for (const spread of [floor.append, floor.oneCommit, floor.twoCommit])
+    for (const spread of [floor.pacedAppend, floor.append, floor.oneCommit, floor.twoCommit])
       expectSpread(spread, options.rounds, options.samples);
+    expectRatio(floor.overheadVsPacedAppend);
     expectRatio(floor.marginalVsAppend);
     expectRatio(floor.storeAppendVsAppend);
     // A floor's round trips are counted only by a target that counts them.

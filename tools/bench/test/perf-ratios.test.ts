@@ -34,6 +34,8 @@ describe('the perf job (shape only, never judged on time)', () => {
     expect(rounds).toEqual([1, 2]);
     expect(step.steps).toBe(2);
     expect(step.marginalPerStep.rounds).toBe(2);
+    expect(step.overheadPerStep.rounds).toBe(2);
+    expect(step.floor!.pacedAppend.rounds).toBe(2);
     expect(step.floor!.twoCommit.rounds).toBe(2);
     expect((await store.listSessions({ limit: 100 })).sessions).toEqual([]);
 
@@ -41,10 +43,10 @@ describe('the perf job (shape only, never judged on time)', () => {
     expect(verdicts.map((v) => [v.what, v.limit])).toEqual([
       ['write #1 via store ÷ one floor append', 3],
       ['marginal durable overhead per tool step ÷ two-commit floor step', 3],
-      [expect.stringMatching(/÷ one floor append \(the bench headline; model 1 ms\)$/), null],
+      [expect.stringMatching(/÷ one floor append paced as a step \(the bench headline; model 1 ms\)$/), null],
     ]);
     expect(verdicts[0]!.ratio).toEqual(step.floor!.storeAppendVsAppend);
-    expect(verdicts[2]!.ratio).toEqual(step.floor!.marginalVsAppend);
+    expect(verdicts[2]!.ratio).toEqual(step.floor!.overheadVsPacedAppend);
   });
 
   it('fails a judged ratio whose median round is beyond the limit, and never the reported one', () => {
@@ -57,10 +59,13 @@ describe('the perf job (shape only, never judged on time)', () => {
       durableLongRun: spread,
       statelessRun: spread,
       statelessLongRun: spread,
+      overheadPerStep: spread,
       marginalPerStep: spread,
       fixedPerRun: spread,
       storeAppend: spread,
       floor: {
+        pacedAppend: spread,
+        overheadVsPacedAppend: ratio(9),
         append: spread,
         oneCommit: spread,
         twoCommit: spread,

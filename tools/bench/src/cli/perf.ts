@@ -81,8 +81,9 @@ async function main(argv: string[]): Promise<number> {
         );
         const f = step.floor!;
         console.log(
-          `  marginal overhead / step ${formatSpread(step.marginalPerStep)}, fixed / run ${formatSpread(step.fixedPerRun)}, ` +
-            `write #1 via store ${formatSpread(step.storeAppend)}, one floor append ${formatSpread(f.append)}, two-commit floor step ${formatSpread(f.twoCommit)}`,
+          `  durable overhead / step ${formatSpread(step.overheadPerStep)}, one floor append paced as a step ${formatSpread(f.pacedAppend)}, ` +
+            `marginal / step from whole runs ${formatSpread(step.marginalPerStep)}, fixed / run ${formatSpread(step.fixedPerRun)}, ` +
+            `write #1 via store ${formatSpread(step.storeAppend)}, one floor append back-to-back ${formatSpread(f.append)}, two-commit floor step ${formatSpread(f.twoCommit)}`,
         );
         for (const verdict of perfVerdicts(step, target.maxFloorRatio ?? DEFAULT_MAX_FLOOR_RATIO))
           verdicts.push({ ...verdict, store: target.name });
