@@ -5,6 +5,8 @@ const STORE = '@agentstore/postgres';
 /**
  * Raw pg errors a user cannot act on, turned into typed errors that say what to do:
  * - 42P01 / 3F000 (a table or the schema does not exist): `migrate()` was never run;
+ * - 42883 naming the store's own refusal function: the schema predates migration 4 (a package
+ *   upgraded without running `migrate()`);
  * - 42P05 / 26000 (prepared statement already exists / does not exist): a transaction-mode
  *   pooler (PgBouncer < 1.21, or without `max_prepared_statements`) hands each transaction
  *   another server connection, so named prepared statements collide. Light sequential traffic
@@ -16,7 +18,7 @@ export function translatePgError(
 ): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  if (code === '42P01' || code === '3F000') {
+  if (code === '42P01' || code === '3F000' || (code === '42883' && /refuse_append/.test(message))) {
     return new SchemaMissingError(
       {
         store: STORE,

@@ -33,7 +33,7 @@ import { translatePgError } from './errors.ts';
 import { type MigrateResult, runMigrations } from './migrate.ts';
 import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';
 import { decodeMessage, decodeSession, leaseOf, type SessionRow } from './rows.ts';
-import { tableNames } from './schema.ts';
+import { APPEND_REFUSED, tableNames } from './schema.ts';
 import { buildStatements } from './statements.ts';
 
 /**
@@ -48,11 +48,6 @@ export interface PostgresStore extends AgentStore {
   migrate(): Promise<MigrateResult>;
   /** The pool queries go through: yours, or the one the store opened for `connectionString`. */
   readonly pool: Pool;
-}
-
-interface RefusalRow {
-  /** [head_seq, lease_holder, lease_epoch, lease_expires_at, server now], read after the refusal. */
-  seen: string;
 }
 
 interface LoadRow extends Omit<SessionRow, 'id' | 'state'> {
@@ -225,32 +220,39 @@ export function postgresStore(
           JSON.stringify(init?.state ?? null),
         );
       }
-      // Granted iff every message was inserted (validation ensures at least one): the row count,
-      // no row to parse.
+      // Granted: every message inserted (validation ensures at least one), no row to parse.
+      // Refused: the statement raised APPEND_REFUSED with what it saw, and wrote nothing.
       const count = input.messages.length;
-      const { rowCount } = await query(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
-      if (rowCount === count) return { headSeq: expectedSeq + count };
-      if (rowCount !== 0)
+      let seen: string;
+      try {
+        const { rowCount } = await query(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
+        if (rowCount === count) return { headSeq: expectedSeq + count };
         throw new UnexpectedReplyError({
           store: '@agentstore/postgres',
           operation: 'append',
           reply: { rowCount },
           sessionId,
         });
+      } catch (error) {
+        const refusal = error as { code?: unknown; message?: unknown; detail?: unknown };
+        if (
+          refusal?.code !== 'P0001' ||
+          refusal.message !== APPEND_REFUSED ||
+          typeof refusal.detail !== 'string'
+        )
+          throw error;
+        seen = refusal.detail;
+      }
 
-      // Refused: nothing was written. Explain it from the session as it is now: a head only grows
-      // and an epoch only rises, so what refused this append still refuses it.
       const leaseLost = () =>
         new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
-      const { rows } = await query<RefusalRow>(sql.appendRefusal, [sessionId]);
-      const row = rows[0];
-      if (!row) {
+      if (seen === 'null') {
         if (lease !== null) throw leaseLost();
         if (expectedSeq !== 0) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: 0 });
         // Another writer created the session after this statement's snapshot.
         throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
       }
-      const [head, holder, epoch, expiresAt, serverNow] = JSON.parse(row.seen) as [
+      const [head, holder, epoch, expiresAt, serverNow] = JSON.parse(seen) as [
         number,
         string | null,
         number,
@@ -262,7 +264,7 @@ export function postgresStore(
         throw leaseLost();
       }
       if (head !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: head });
-      // It would be allowed now: a concurrent writer changed the row in between (e.g. deleted and re-created it).
+      // The snapshot allowed it, but a concurrent writer changed the row first.
       throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
     },
 

@@ -7,6 +7,8 @@ export interface TableNames {
   sessions: string;
   messages: string;
   migrations: string;
+  /** The function a refused append raises its facts with (migration 4). */
+  refuseAppend: string;
   /** Unquoted, for the advisory lock key and statement names. */
   key: string;
 }
@@ -20,6 +22,7 @@ export function tableNames(schema: string, tablePrefix: string): TableNames {
     sessions: qualified('sessions'),
     messages: qualified('messages'),
     migrations: qualified('migrations'),
+    refuseAppend: qualified('refuse_append'),
     key: `${schema}.${tablePrefix}`,
   };
 }
@@ -90,7 +93,22 @@ CREATE INDEX IF NOT EXISTS "${prefix}sessions_idle_idx" ON ${n.sessions} ((COALE
           `CREATE INDEX IF NOT EXISTS "${prefix}sessions_${name}_idx" ON ${n.sessions} (${columns.join(', ')}, id);`,
       ).join('\n'),
   },
+  {
+    version: 4,
+    description: 'append refusal function',
+    // A refused append raises what its own snapshot saw (see statements.ts), so a granted append
+    // returns no row at all and a refused one still needs no second read. VOLATILE (the default):
+    // never evaluated ahead of the row that calls it.
+    sql: (n) => `CREATE OR REPLACE FUNCTION ${n.refuseAppend}(seen text) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = '${APPEND_REFUSED}', DETAIL = seen;
+END
+$$;`,
+  },
 ];
+
+/** The message of the error a refused append raises; its DETAIL is what the statement saw. */
+export const APPEND_REFUSED = 'agentstore: append refused';
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 

@@ -6,12 +6,10 @@ import type { TableNames } from './schema.ts';
  * validated options only; every value is a bound parameter with an explicit type.
  */
 export interface Statements {
-  /** An append of messages with expectedSeq > 0: granted iff its row count is the message count. */
+  /** An append with expectedSeq > 0: inserts every message, or raises APPEND_REFUSED. */
   append: string;
   /** The same with expectedSeq 0: may create the session. */
   appendFirst: string;
-  /** After a refused append: the session's head and lease, and the server's clock, as one JSON array. */
-  appendRefusal: string;
   load: string;
   acquire: string;
   renew: string;
@@ -60,11 +58,15 @@ export function buildStatements(n: TableNames): Statements {
    * failed guard writes nothing, and PRIMARY KEY (session_id, seq) backs the guard up.
    * `json_array_elements` on `json` (not jsonb) yields each element's text verbatim.
    *
-   * The statement ends in the INSERT itself, with no RETURNING: the command tag's row count says
-   * granted (every message inserted) or refused (none), and no row comes back to describe and
-   * parse. That is the floor's shape, and measured here it is ~0.08 ms (≈14%) faster per append
-   * than ending in a SELECT that returns the head. Only a refusal, which wrote nothing, pays a
-   * second round trip (`appendRefusal`) to say why.
+   * The statement ends in the INSERT itself, with no RETURNING: a granted append returns no row
+   * to describe and parse, the floor's shape (measured here ~0.08 ms, ≈14%, faster per append
+   * than ending in a SELECT that returns the head). When nothing was granted, `verdict` calls the
+   * refusal function (migration 4), which raises APPEND_REFUSED with the session's head and lease
+   * as THIS statement saw them, and the server's clock ([head, holder, epoch, expiresAt, now]):
+   * the error is explained in the same round trip and from the same snapshot that refused it (a
+   * later read could find the lease released or the session re-created, and misname a fenced
+   * writer's refusal a seq conflict). The INSERT joins `verdict` with at least one message, so
+   * the refusal branch is always evaluated; its NOT EXISTS is false once a head was granted.
    */
   const advanced = `advanced AS (
   UPDATE ${n.sessions} AS s SET
@@ -88,13 +90,20 @@ export function buildStatements(n: TableNames): Statements {
   SELECT head_seq FROM created UNION ALL SELECT head_seq FROM advanced
 )`;
   // `source` is the CTE holding the granted head (none when the guard failed).
-  const insertFrom = (source: string) => `INSERT INTO ${n.messages} (session_id, seq, body)
+  const verdictAndInsert = (source: string) => `verdict AS (
+  SELECT head_seq FROM ${source}
+  UNION ALL
+  SELECT ${n.refuseAppend}(COALESCE((
+    SELECT json_build_array(head_seq, lease_holder, lease_epoch, lease_expires_at, ${SERVER_NOW})::text
+    FROM ${n.sessions} WHERE id = $1::text
+  ), 'null'))
+  WHERE NOT EXISTS (SELECT 1 FROM ${source})
+)
+INSERT INTO ${n.messages} (session_id, seq, body)
 SELECT $1::text, $2::bigint + m.ord, m.body::text
-FROM ${source}, json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)`;
-  const append = `WITH ${advanced}\n${insertFrom('advanced')}`;
-  const appendFirst = `WITH ${createdOrAdvanced}\n${insertFrom('granted')}`;
-  const appendRefusal = `SELECT json_build_array(head_seq, lease_holder, lease_epoch, lease_expires_at, ${SERVER_NOW})::text AS seen
-FROM ${n.sessions} WHERE id = $1::text`;
+FROM verdict, json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)`;
+  const append = `WITH ${advanced}, ${verdictAndInsert('advanced')}`;
+  const appendFirst = `WITH ${createdOrAdvanced}, ${verdictAndInsert('granted')}`;
 
   /*
    * load: the session row (seq 0) and its messages after $2, from one snapshot, in no particular
@@ -227,7 +236,6 @@ ORDER BY ${order} LIMIT $1::bigint`;
   return {
     append,
     appendFirst,
-    appendRefusal,
     load,
     acquire,
     renew,
