@@ -19,7 +19,7 @@ export interface BenchOptions {
   historySizes: number[];
   /** Samples per round of each history figure. */
   historySamples: number;
-  /** S of the history table's resumed runs (of S and 2S steps; their difference is the marginal loop CPU). */
+  /** S of the history table's resumed runs (of S and 2S steps). */
   resumeSteps: number;
   /** Concurrency levels: workers running whole sessions side by side. */
   concurrency: number[];
@@ -140,11 +140,11 @@ export function resolveBenchOptions(input: BenchInput = {}, { forHelp = false } 
 export const BENCH_USAGE = `Usage: agentstore-bench [options]
 
 Measures what durability costs per tool step on each store, on this machine, against the
-same backend's hand-written floor (the cheapest correct append): the marginal durable
-overhead of a tool step through run() with a model of fixed latency (from runs of S and 2S
-steps, so per-run costs cancel), in µs and in floor appends, and the fixed cost per run; a one-
-and a two-commit floor; round trips counted on the timed store; a history-growth table
-(append, load, resume, marginal loop CPU and bytes per step at 10 to 10,000 stored
+same backend's hand-written floor (the cheapest correct append): the durable overhead of a
+tool step through run() with a model of fixed latency (from each reply being due to the next
+request, less the same without a store), in µs and in floor appends paced as in a step; the
+same from whole runs of S and 2S steps, and the fixed cost per run; a one- and a two-commit floor; round trips counted on the timed store; a history-growth table
+(append, load, resume, loop CPU and bytes per step at 10 to 10,000 stored
 messages); and steps/s at several concurrency levels for the store and the floor. Every
 time figure is
 the median of ${BENCH_DEFAULTS.rounds} interleaved rounds' medians, with the spread (lowest–highest round).
