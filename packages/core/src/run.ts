@@ -326,36 +326,45 @@ async function loop(
     const write = pending;
     pending = null;
     if (!write) return options.llm.generate({ ...request, signal });
-    const writeFailed = new AbortController();
-    // The request goes out first; then the step's last result starts committing.
-    let sent: Promise<LlmResponse>;
+    // The request's signal: aborted by the run's, or by the write failing. Linked by hand and
+    // unlinked once the call is over: AbortSignal.any costs ~8 µs a call here, on every step's path.
+    const requestAbort = new AbortController();
+    const followRun = () => requestAbort.abort(signal.reason);
+    if (signal.aborted) requestAbort.abort(signal.reason);
+    else signal.addEventListener('abort', followRun, { once: true });
     try {
-      sent = options.llm.generate({ ...request, signal: AbortSignal.any([signal, writeFailed.signal]) });
-    } catch (error) {
-      sent = Promise.reject(error);
+      // The request goes out first; then the step's last result starts committing.
+      let sent: Promise<LlmResponse>;
+      try {
+        sent = options.llm.generate({ ...request, signal: requestAbort.signal });
+      } catch (error) {
+        sent = Promise.reject(error);
+      }
+      const landing = write.land();
+      const writeOutcome = landing.then(
+        () => ({ failed: false as const }),
+        (error: unknown) => {
+          requestAbort.abort(error);
+          return { failed: true as const, error };
+        },
+      );
+      const answer = Promise.resolve(sent).then(
+        (response) => ({ failed: false as const, response }),
+        (error: unknown) => ({ failed: true as const, error }),
+      );
+      const writeFirst = await Promise.race([answer.then(() => false), writeOutcome.then((w) => w.failed)]);
+      const written = await writeOutcome;
+      // The write failed before the model answered: the request is aborted, its answer moot.
+      if (writeFirst && written.failed) throw written.error;
+      const settled = await answer;
+      // The model's error is usually just our abort (then the same error); anything else is
+      // attached to the write's, not dropped.
+      if (settled.failed) return throwOnceLanded(landing, settled.error);
+      if (written.failed) throw written.error;
+      return settled.response;
+    } finally {
+      signal.removeEventListener('abort', followRun);
     }
-    const landing = write.land();
-    const writeOutcome = landing.then(
-      () => ({ failed: false as const }),
-      (error: unknown) => {
-        writeFailed.abort(error);
-        return { failed: true as const, error };
-      },
-    );
-    const answer = Promise.resolve(sent).then(
-      (response) => ({ failed: false as const, response }),
-      (error: unknown) => ({ failed: true as const, error }),
-    );
-    const writeFirst = await Promise.race([answer.then(() => false), writeOutcome.then((w) => w.failed)]);
-    const written = await writeOutcome;
-    // The write failed before the model answered: the request is aborted, its answer moot.
-    if (writeFirst && written.failed) throw written.error;
-    const settled = await answer;
-    // The model's error is usually just our abort (then the same error); anything else is
-    // attached to the write's, not dropped.
-    if (settled.failed) return throwOnceLanded(landing, settled.error);
-    if (written.failed) throw written.error;
-    return settled.response;
   };
 
   try {

@@ -230,6 +230,40 @@ describe('write #2 overlaps the next model call', () => {
   });
 });
 
+describe('the overlapped request’s signal', () => {
+  it('follows the run’s signal while the request is out, and is let go once it answered (no listener kept per step)', async () => {
+    const controller = new AbortController();
+    const signals: AbortSignal[] = [];
+    const steps = 30;
+    const script = [
+      ...Array.from({ length: steps }, (_, n) => ({
+        toolCalls: [{ id: `c${n}`, name: 'send', input: { n } }],
+      })),
+      { text: 'done' },
+    ];
+    let call = 0;
+    const result = await run(stepAgent(sideEffectLedger(), steps + 1), {
+      store: durableMemoryStore(),
+      sessionId: 's',
+      message: 'go',
+      signal: controller.signal,
+      llm: {
+        async generate({ signal }) {
+          signals.push(signal);
+          expect(signal.aborted).toBe(false);
+          return { text: '', toolCalls: [], ...script[call++] };
+        },
+      },
+    });
+    expect(result.status).toBe('complete');
+    expect(signals).toHaveLength(steps + 1);
+    // Every request after the first overlapped a write #2 and had a signal of its own; aborting
+    // the caller's signal now reaches none of them: each was unlinked once it answered.
+    controller.abort(new Error('later'));
+    expect(signals.slice(1).filter((signal) => signal.aborted)).toEqual([]);
+  });
+});
+
 describe('crashes around the overlap', () => {
   it('process dies with write #2 landed and the next model call in flight: resume continues, nothing runs twice', async () => {
     const inner = durableMemoryStore();
