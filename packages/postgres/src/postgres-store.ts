@@ -187,7 +187,8 @@ export function postgresStore(
       // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
       const input = snapshotInput(given);
       assertOpen();
-      validateAppendInput(sessionId, input, limits);
+      // Each message's JSON, as the size limit measured it: the array below is built from these.
+      const encoded = validateAppendInput(sessionId, input, limits);
       const now = Date.now();
       const { expectedSeq, lease } = input;
       const init = input.session?.init;
@@ -208,7 +209,7 @@ export function postgresStore(
         new Date(now).toISOString(),
         state === undefined ? null : JSON.stringify(state),
         input.releaseLease === true,
-        JSON.stringify(input.messages),
+        `[${encoded.join(',')}]`,
         input.messages.length,
       ];
       // Only a first append can create the session; later ones skip that part of the statement.
