@@ -7,6 +7,8 @@ const STORE = '@agentstore/postgres';
  * - 42P01 / 3F000 (a table or the schema does not exist): `migrate()` was never run;
  * - 42883 naming the store's own refusal function: the schema predates migration 4 (a package
  *   upgraded without running `migrate()`);
+ * - 42501 on the store's refusal function: the role may use the tables but not EXECUTE the
+ *   function (a database whose default privileges revoke EXECUTE from PUBLIC);
  * - 42P05 / 26000 (prepared statement already exists / does not exist): a transaction-mode
  *   pooler (PgBouncer < 1.21, or without `max_prepared_statements`) hands each transaction
  *   another server connection, so named prepared statements collide. Light sequential traffic
@@ -24,6 +26,17 @@ export function translatePgError(
         store: STORE,
         missing: message.replace(/ does not exist$/, ''),
         fix: `call \`await store.migrate()\` once (at deploy or start-up; idempotent and safe to race) before the first run, with a role that may create tables in schema "${context.schema}".`,
+      },
+      { cause: error },
+    );
+  }
+  if (code === '42501' && /refuse_append/.test(message)) {
+    return new StoreConfigurationError(
+      {
+        store: STORE,
+        problem: 'refusal-function-not-executable',
+        detail: `the server says "${message}": every append calls this function (migration 4) to report a refusal, so the role needs EXECUTE on it as well as its table privileges.`,
+        fix: `GRANT EXECUTE ON FUNCTION "${context.schema}".<tablePrefix>refuse_append(text, text) TO <the store's role>; (or let the role that ran migrate() run the store).`,
       },
       { cause: error },
     );

@@ -4,14 +4,12 @@ import {
   InvalidArgumentError,
   LeaseLostError,
   type MessageRecord,
-  SeqConflictError,
   SessionAccessDeniedError,
   SessionBusyError,
   type StoreLimits,
   UnexpectedReplyError,
 } from '@agentstore/core';
 import {
-  appendLeaseMatches,
   canAcquireLease,
   decodeRetentionCursor,
   encodeRetentionCursor,
@@ -28,10 +26,11 @@ import {
   validateRetentionInput,
   validateSessionId,
 } from '@agentstore/core/store';
-import pg, { type Pool, type PoolClient, type QueryResultRow } from 'pg';
+import pg, { type Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { translatePgError } from './errors.ts';
 import { type MigrateResult, runMigrations } from './migrate.ts';
 import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';
+import { isAppendRefusal, refusalError } from './refusal.ts';
 import { decodeMessage, decodeSession, leaseOf, type SessionRow } from './rows.ts';
 import { APPEND_REFUSED, tableNames } from './schema.ts';
 import { buildStatements } from './statements.ts';
@@ -222,51 +221,27 @@ export function postgresStore(
         );
       }
       // Granted: every message inserted (validation ensures at least one), no row to parse.
-      // Refused: the statement raised APPEND_REFUSED with what it saw, and wrote nothing.
-      const count = input.messages.length;
-      let seen: string;
+      // Refused: the statement raised APPEND_REFUSED with what it saw, and wrote nothing. On a
+      // client of our own, so that a refusal (an error to pg) does not cost the pool its connection:
+      // pool.query() destroys every client whose query failed.
+      const client = await pool.connect();
+      let result: QueryResult;
       try {
-        const { rowCount } = await query(expectedSeq === 0 ? sql.appendFirst : sql.append, values);
-        if (rowCount === count) return { headSeq: expectedSeq + count };
-        throw new UnexpectedReplyError({
-          store: '@agentstore/postgres',
-          operation: 'append',
-          reply: { rowCount },
-          sessionId,
-        });
+        result = await query(expectedSeq === 0 ? sql.appendFirst : sql.append, values, client);
       } catch (error) {
-        const refusal = error as { code?: unknown; message?: unknown; detail?: unknown };
-        if (
-          refusal?.code !== 'P0001' ||
-          refusal.message !== APPEND_REFUSED ||
-          typeof refusal.detail !== 'string'
-        )
-          throw error;
-        seen = refusal.detail;
+        const refused = isAppendRefusal(error, APPEND_REFUSED);
+        client.release(refused ? undefined : (error as Error));
+        if (refused) throw refusalError(error.detail, { sessionId, expectedSeq, lease: lease ?? null });
+        throw error;
       }
-
-      const leaseLost = () =>
-        new LeaseLostError({ sessionId, holder: lease?.holder ?? null, epoch: lease?.epoch ?? null });
-      if (seen === 'null') {
-        if (lease !== null) throw leaseLost();
-        if (expectedSeq !== 0) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: 0 });
-        // Another writer created the session after this statement's snapshot.
-        throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
-      }
-      const [head, holder, epoch, expiresAt, serverNow] = JSON.parse(seen) as [
-        number,
-        string | null,
-        number,
-        string | null,
-        string,
-      ];
-      // The lease first: a fenced writer learns it lost the lease even once its successor appended.
-      if (!appendLeaseMatches(leaseOf(holder, epoch, expiresAt), lease, Date.parse(serverNow))) {
-        throw leaseLost();
-      }
-      if (head !== expectedSeq) throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: head });
-      // The snapshot allowed it, but a concurrent writer changed the row first.
-      throw new SeqConflictError({ sessionId, expectedSeq, actualSeq: null });
+      client.release();
+      if (result.rowCount === input.messages.length) return { headSeq: expectedSeq + input.messages.length };
+      throw new UnexpectedReplyError({
+        store: '@agentstore/postgres',
+        operation: 'append',
+        reply: { rowCount: result.rowCount },
+        sessionId,
+      });
     },
 
     async acquireLease(sessionId, given) {

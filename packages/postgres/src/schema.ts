@@ -1,5 +1,6 @@
 import { COMBINED_FILTER_INDEXES } from '@agentstore/core/store';
 import { type PostgresStoreOptions, resolveOptions } from './options.ts';
+import { SERVER_NOW } from './server-clock.ts';
 
 /** Quoted, schema-qualified names of the store's tables, built from validated identifiers only. */
 export interface TableNames {
@@ -97,11 +98,20 @@ CREATE INDEX IF NOT EXISTS "${prefix}sessions_idle_idx" ON ${n.sessions} ((COALE
     version: 4,
     description: 'append refusal function',
     // A refused append raises what its own snapshot saw (see statements.ts), so a granted append
-    // returns no row at all and a refused one still needs no second read. VOLATILE (the default):
-    // never evaluated ahead of the row that calls it.
-    sql: (n) => `CREATE OR REPLACE FUNCTION ${n.refuseAppend}(seen text) RETURNS bigint LANGUAGE plpgsql AS $$
+    // returns no row at all and a refused one still needs no second round trip. Under READ
+    // COMMITTED the UPDATE re-checks its guard on the newest row version, which the statement's
+    // snapshot may not show (a lease taken while the append waited for the row): the function
+    // also reads the row again, in a fresh snapshot of its own (a VOLATILE function's query takes
+    // one), and the client uses that read only when the snapshot would have granted the append.
+    sql: (n) => `CREATE OR REPLACE FUNCTION ${n.refuseAppend}(session_id text, seen text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  newest text;
 BEGIN
-  RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = '${APPEND_REFUSED}', DETAIL = seen;
+  SELECT json_build_array(head_seq, lease_holder, lease_epoch, lease_expires_at, ${SERVER_NOW})::text
+    INTO newest FROM ${n.sessions} WHERE id = session_id;
+  RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = '${APPEND_REFUSED}',
+    DETAIL = json_build_array(seen::json, newest::json)::text;
 END
 $$;`,
   },

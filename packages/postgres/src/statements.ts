@@ -1,4 +1,5 @@
 import type { TableNames } from './schema.ts';
+import { SERVER_NOW, serverIso } from './server-clock.ts';
 
 /**
  * The SQL of every operation. Each is ONE statement, so it is atomic by itself and needs no
@@ -29,17 +30,6 @@ export interface ListFilters {
   agentName?: string;
   cursor?: string;
 }
-
-/**
- * The server's clock as the ISO-8601 text the columns hold (UTC, milliseconds), optionally plus
- * a bound TTL. Lease expiry is judged and written by this one authority clock, never a client's,
- * so a client whose clock is off can neither take a live lease nor shorten or stretch one.
- * `statement_timestamp()` is one value for the whole statement (and never later than the moment
- * the row is locked, so waiting on a lock can only make a lease look *less* expired).
- */
-const serverIso = (plusMs?: string) =>
-  `to_char((statement_timestamp()${plusMs ? ` + ${plusMs} * interval '1 millisecond'` : ''}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const SERVER_NOW = serverIso();
 
 const SESSION_COLUMNS =
   'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at';
@@ -93,7 +83,7 @@ export function buildStatements(n: TableNames): Statements {
   const verdictAndInsert = (source: string) => `verdict AS (
   SELECT head_seq FROM ${source}
   UNION ALL
-  SELECT ${n.refuseAppend}(COALESCE((
+  SELECT ${n.refuseAppend}($1::text, COALESCE((
     SELECT json_build_array(head_seq, lease_holder, lease_epoch, lease_expires_at, ${SERVER_NOW})::text
     FROM ${n.sessions} WHERE id = $1::text
   ), 'null'))

@@ -1,4 +1,5 @@
 import { isAgentStoreError } from '@agentstore/core';
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresStore, postgresStore } from '../src/index.ts';
 import { tableNames } from '../src/schema.ts';
@@ -40,11 +41,158 @@ describe('a refused append names its real cause', () => {
     expect(outcomes.granted + outcomes.leaseLost).toBe(200);
   });
 
+  it('a refused append keeps its pooled connection (pg destroys a client whose query failed)', async () => {
+    const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+    let connects = 0;
+    pool.on('connect', () => {
+      connects += 1;
+    });
+    try {
+      const own = postgresStore({ pool }, { schema: server.schema });
+      const id = uniqueId('churn');
+      await own.append(id, {
+        expectedSeq: 0,
+        messages: [message('a')],
+        session: { init: init() },
+        lease: null,
+      });
+      const before = connects;
+      for (let i = 0; i < 20; i++) {
+        const error = await own
+          .append(id, { expectedSeq: 0, messages: [message(`stale-${i}`)], lease: null })
+          .catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'SEQ_CONFLICT', actualSeq: 1 });
+      }
+      expect((await own.load(id))!.session.headSeq).toBe(1);
+      expect(connects - before).toBe(0);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  /*
+   * READ COMMITTED re-checks the guard on the newest row version once the row is locked, which
+   * the statement's snapshot may not show: a lease taken while the append waited for the row.
+   * The successor's acquire is held in an open transaction until the append is waiting on it.
+   */
+  async function heldAcquire(id: string, holder: string) {
+    const client = await server.pool.connect();
+    await client.query('BEGIN');
+    const inTransaction = { query: client.query.bind(client), connect: async () => client, on() {} };
+    const successor = postgresStore({ pool: inTransaction as unknown as pg.Pool }, { schema: server.schema });
+    const { epoch } = await successor.acquireLease(id, { holder, ttlMs: 60_000, init: init() });
+    return {
+      epoch,
+      async commitOnceBlocked() {
+        for (let i = 0; ; i++) {
+          const { rows } = await server.pool.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%refuse_append%'",
+          );
+          if (rows[0]!.n > 0) break;
+          if (i > 500) throw new Error('the append never waited for the row');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await client.query('COMMIT');
+        client.release();
+      },
+    };
+  }
+
+  it('a fenced writer whose successor takes the lease while its append waits for the row gets LEASE_LOST', async () => {
+    const id = uniqueId('fenced');
+    const a = await store.acquireLease(id, { holder: 'a', ttlMs: 50, init: init() });
+    await store.append(id, {
+      expectedSeq: 0,
+      messages: [message('a1')],
+      lease: { holder: 'a', epoch: a.epoch },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 80)); // a's lease lapses; a does not know
+    const successor = await heldAcquire(id, 'b');
+    const stale = store
+      .append(id, { expectedSeq: 1, messages: [message('stale')], lease: { holder: 'a', epoch: a.epoch } })
+      .catch((e: unknown) => e);
+    await successor.commitOnceBlocked();
+    expect(await stale).toMatchObject({ code: 'LEASE_LOST' });
+    const loaded = (await store.load(id))!;
+    expect(loaded.session.headSeq).toBe(1);
+    expect(loaded.session.lease).toMatchObject({ holder: 'b', epoch: successor.epoch });
+  });
+
+  it('a lease-less append while another process takes the lease gets LEASE_LOST', async () => {
+    const id = uniqueId('free');
+    await store.append(id, {
+      expectedSeq: 0,
+      messages: [message('m1')],
+      session: { init: init() },
+      lease: null,
+    });
+    const successor = await heldAcquire(id, 'b');
+    const pending = store
+      .append(id, { expectedSeq: 1, messages: [message('m2')], lease: null })
+      .catch((e: unknown) => e);
+    await successor.commitOnceBlocked();
+    expect(await pending).toMatchObject({ code: 'LEASE_LOST' });
+    expect((await store.load(id))!.session.headSeq).toBe(1);
+  });
+
+  it('no hooks: a fenced writer racing its successor’s acquire is granted (before it) or refused as LEASE_LOST', async () => {
+    const wrong: unknown[] = [];
+    for (let round = 0; round < 100; round++) {
+      const id = uniqueId('fence-race');
+      const a = await store.acquireLease(id, { holder: 'a', ttlMs: 10, init: init() });
+      await new Promise((resolve) => setTimeout(resolve, 14));
+      const [appended] = await Promise.allSettled([
+        store.append(id, {
+          expectedSeq: 0,
+          messages: [message('s')],
+          lease: { holder: 'a', epoch: a.epoch },
+        }),
+        store.acquireLease(id, { holder: 'b', ttlMs: 60_000, init: init() }),
+      ]);
+      if (appended.status === 'rejected' && !isAgentStoreError(appended.reason, 'LEASE_LOST'))
+        wrong.push(appended.reason);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('a role without EXECUTE on the refusal function gets StoreConfigurationError saying what to grant', async () => {
+    const role = `agentstore_noexec_${crypto.randomUUID().replaceAll('-', '').slice(0, 8)}`;
+    const fn = tableNames(server.schema, 'agentstore_').refuseAppend;
+    await server.pool.query(`CREATE ROLE ${role} LOGIN`);
+    await server.pool.query(`GRANT USAGE ON SCHEMA "${server.schema}" TO ${role}`);
+    await server.pool.query(
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${server.schema}" TO ${role}`,
+    );
+    await server.pool.query(`REVOKE EXECUTE ON FUNCTION ${fn}(text, text) FROM PUBLIC`);
+    const url = new URL(server.url);
+    url.username = role;
+    url.password = '';
+    const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+    try {
+      const limited = postgresStore({ pool }, { schema: server.schema });
+      const id = uniqueId('noexec');
+      const error = await limited
+        .append(id, { expectedSeq: 0, messages: [message('a')], session: { init: init() }, lease: null })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'STORE_CONFIGURATION',
+        problem: 'refusal-function-not-executable',
+      });
+      expect(String((error as Error).message)).toMatch(/GRANT EXECUTE/);
+      expect(await store.load(id)).toBeNull();
+    } finally {
+      await pool.end();
+      await server.pool.query(`GRANT EXECUTE ON FUNCTION ${fn}(text, text) TO PUBLIC`);
+      await server.pool.query(`DROP OWNED BY ${role}`);
+      await server.pool.query(`DROP ROLE ${role}`);
+    }
+  });
+
   it('a schema from before the refusal function gets SchemaMissingError saying to migrate, and nothing is written', async () => {
     const schema = `agentstore_refusal_${crypto.randomUUID().replaceAll('-', '').slice(0, 10)}`;
     const old = postgresStore({ pool: server.pool }, { schema });
     await old.migrate();
-    await server.pool.query(`DROP FUNCTION ${tableNames(schema, 'agentstore_').refuseAppend}(text)`);
+    await server.pool.query(`DROP FUNCTION ${tableNames(schema, 'agentstore_').refuseAppend}(text, text)`);
     await server.pool.query(`DELETE FROM "${schema}".agentstore_migrations WHERE version = 4`);
     try {
       const id = uniqueId('old-schema');
