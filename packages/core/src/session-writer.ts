@@ -193,7 +193,10 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
       const input = {
         expectedSeq,
         messages,
-        session: { state: options.state(), init: options.init },
+        // `init` counts only when expectedSeq is 0 (the store's contract): not copied and checked
+        // again by the store on every later append.
+        session:
+          expectedSeq === 0 ? { state: options.state(), init: options.init } : { state: options.state() },
         lease: options.lease,
         releaseLease,
       };
