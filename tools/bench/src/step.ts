@@ -233,7 +233,7 @@ export async function measureStep(
       inputs.push({
         expectedSeq: 0,
         messages: [stepMessages(appends, payloadBytes)[0]],
-        session: { state: benchState(appends), init },
+        session: { state: benchState(appends) }, // as run() sends it: init only with a first append
         lease: { holder, epoch },
       });
     }
