@@ -65,7 +65,7 @@ export async function measureRoundTrips(
       await store.append(id, {
         expectedSeq: head,
         messages: [stepMessages(n, payloadBytes)[0]],
-        session: { state: benchState(n), init },
+        session: { state: benchState(n) }, // as run() sends write #1 once the session exists
         lease: { holder, epoch },
       })
     ).headSeq;
