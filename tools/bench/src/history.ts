@@ -26,7 +26,7 @@ export interface HistoryRow {
   /** `run()` resuming the session: lease, load, `resumeSteps` tool steps, the answer. */
   resume: Spread;
   /**
-   * The loop's CPU per tool step: each resumed run's CPU between its first and its last model
+   * The loop's CPU per tool step: each resumed run's main-thread CPU between its first and its last model
    * request (exactly its tool steps: the lease, the load and the final answer lie outside), less
    * the model's own, ÷ its steps; per round, the mean over the round's runs of S and 2S steps. The
    * load's garbage is collected before the count starts (at the first model request), so it

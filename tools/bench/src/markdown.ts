@@ -156,7 +156,7 @@ export function resultsMarkdown(report: BenchReport): string {
     '',
     '### History growth',
     '',
-    'Sessions pre-filled to each size. append: one message at the head; load: the whole session; resume: `run()` continuing the session (lease, one load, the steps, the answer); loop CPU / step: the CPU of each resumed run between its first and last model request (its tool steps only) less the model’s own (it includes the driver’s in-process work), ÷ its steps, the mean per round; every sample starts on a collected heap and the load’s garbage is collected before the count starts; bytes / step: stored message JSON per step plus the session record.',
+    'Sessions pre-filled to each size. append: one message at the head; load: the whole session; resume: `run()` continuing the session (lease, one load, the steps, the answer); loop CPU / step: the main-thread CPU of each resumed run between its first and last model request (its tool steps only) less the model’s own (it includes the driver’s in-process work), ÷ its steps, the mean per round; every sample starts on a collected heap and the load’s garbage is collected before the count starts; bytes / step: stored message JSON per step plus the session record.',
     '',
     ...historyRows(measured),
     '',
