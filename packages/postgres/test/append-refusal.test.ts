@@ -7,6 +7,14 @@ import { init, message, uniqueId, usePostgres } from './harness.ts';
 
 const server = usePostgres('refusal');
 
+/** An append that creates the session, with one message. */
+const firstAppend = (label: string) => ({
+  expectedSeq: 0,
+  messages: [message(label)],
+  session: { init: init() },
+  lease: null,
+});
+
 /*
  * A refused append is explained by what the refusing statement itself saw (it raises its facts),
  * never by a later read: by then the lease may be released or expired, or the session re-created,
@@ -50,12 +58,7 @@ describe('a refused append names its real cause', () => {
     try {
       const own = postgresStore({ pool }, { schema: server.schema });
       const id = uniqueId('churn');
-      await own.append(id, {
-        expectedSeq: 0,
-        messages: [message('a')],
-        session: { init: init() },
-        lease: null,
-      });
+      await own.append(id, firstAppend('a'));
       const before = connects;
       for (let i = 0; i < 20; i++) {
         const error = await own
@@ -120,12 +123,7 @@ describe('a refused append names its real cause', () => {
 
   it('a lease-less append while another process takes the lease gets LEASE_LOST', async () => {
     const id = uniqueId('free');
-    await store.append(id, {
-      expectedSeq: 0,
-      messages: [message('m1')],
-      session: { init: init() },
-      lease: null,
-    });
+    await store.append(id, firstAppend('m1'));
     const successor = await heldAcquire(id, 'b');
     const pending = store
       .append(id, { expectedSeq: 1, messages: [message('m2')], lease: null })
@@ -196,7 +194,7 @@ describe('a refused append names its real cause', () => {
     await server.pool.query(`DELETE FROM "${schema}".agentstore_migrations WHERE version = 4`);
     try {
       const id = uniqueId('old-schema');
-      const first = { expectedSeq: 0, messages: [message('a')], session: { init: init() }, lease: null };
+      const first = firstAppend('a');
       const error = await old.append(id, first).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'SCHEMA_MISSING' });
       expect(String((error as Error).message)).toMatch(/migrate\(\)/);

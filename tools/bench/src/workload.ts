@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { LlmAdapter, LlmResponse, MessageRecord } from '@agentstore/core';
@@ -150,17 +151,12 @@ const cpuSince = (start: NodeJS.CpuUsage): number => {
 export async function waitUntil(due: number, signal: AbortSignal): Promise<void> {
   const remaining = due - performance.now();
   if (remaining <= 0) return;
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, remaining);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  try {
+    await sleep(remaining, undefined, { signal });
+  } catch (error) {
+    // The run's own reason (a failed write, the caller's abort), as a model would reject with it.
+    throw signal.aborted ? signal.reason : error;
+  }
   while (performance.now() < due) {
     signal.throwIfAborted();
     await new Promise<void>((resolve) => setImmediate(resolve));
