@@ -172,7 +172,7 @@ export function renderChart(report: BenchReport): string {
               bar('floor', 'one floor append, paced as a step', floor.pacedAppend.p50Us, COLORS.floor),
               bar('two-commit', 'two-commit floor per step', floor.twoCommit.p50Us, '#d1d5db'),
             ],
-            aside: formatRatio(floor.overheadVsPacedAppend.median),
+            aside: formatRatio(floor.overheadVsPacedAppendPooled),
           };
         }),
         formatMicros,

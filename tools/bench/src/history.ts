@@ -26,11 +26,11 @@ export interface HistoryRow {
   /** `run()` resuming the session: lease, load, `resumeSteps` tool steps, the answer. */
   resume: Spread;
   /**
-   * The loop's CPU per tool step: each resumed run's main-thread CPU between its first and its last model
-   * request (exactly its tool steps: the lease, the load and the final answer lie outside), less
-   * the model's own, ÷ its steps; per round, the mean over the round's runs of S and 2S steps. The
-   * load's garbage is collected before the count starts (at the first model request), so it
-   * cannot land in a random step; the steps' own garbage is counted.
+   * The loop's CPU for one more tool step: each resumed run's main-thread CPU between its first
+   * and its last model request, less the model's own; per round, (mean of the 2S-step runs − mean
+   * of the S-step runs) ÷ S, so the window's ends (the step after the load, the last write #2
+   * released after the last request) cancel out. The load's garbage is collected at the first
+   * request, before the count starts.
    */
   loopCpuPerStep: Spread;
   /** Bytes a resumed run stored per tool step (message JSON + the session record). */
@@ -144,19 +144,24 @@ export async function measureHistory(
           if (result.status !== 'complete')
             throw new Error(`a resumed run ended with status ${result.status}`);
           session.head = result.headSeq;
-          cpuUs.get(toolSteps)!.push(loopCpuBetweenModelCalls(meter) / toolSteps);
+          cpuUs.get(toolSteps)!.push(loopCpuBetweenModelCalls(meter));
         };
       };
-    // The CPU figure is kept per round, like the times: the mean per step over the round's runs.
+    // The CPU figure is kept per round, like the times: (mean window CPU of the 2S runs − that of
+    // the S runs) ÷ S. A window (first to last model request) holds S write #1s but only S − 1
+    // write #2s (the last is released after the last request), and its first step follows the
+    // load: the difference cancels both ends and keeps exactly S whole steps.
     const cpuRounds: number[] = [];
+    const mean = (values: number[]) => values.reduce((total, value) => total + value, 0) / values.length;
     const medians = await sampleRounds([load, append, resume(resumeSteps), resume(2 * resumeSteps)], {
       rounds,
       samples,
       warmup: 0,
       ...(sampling.signal ? { signal: sampling.signal } : {}),
       onRound: () => {
-        const perStep = [...cpuUs.get(resumeSteps)!.splice(0), ...cpuUs.get(2 * resumeSteps)!.splice(0)];
-        cpuRounds.push(perStep.reduce((sum, us) => sum + us, 0) / perStep.length / 1000);
+        const short = mean(cpuUs.get(resumeSteps)!.splice(0));
+        const long = mean(cpuUs.get(2 * resumeSteps)!.splice(0));
+        cpuRounds.push((long - short) / resumeSteps / 1000);
         sampling.onProgress?.(++done, total);
       },
     });

@@ -9,6 +9,10 @@ import {
   spreadMs,
 } from './rounds.ts';
 import type { TimedSide } from './sampler.ts';
+import { round } from './stats.ts';
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
 import {
   benchAgent,
   benchSessionInit,
@@ -70,8 +74,17 @@ export interface FloorSteps {
   oneCommit: Spread;
   /** Two-commit floor: the call, then the result, as two floor appends. */
   twoCommit: Spread;
-  /** overheadPerStep ÷ pacedAppend, per round: the headline (target ≤ 1.2 on Postgres). */
+  /**
+   * The headline: the mean overhead over every round ÷ the mean paced floor append over every
+   * round (rounds have equal samples, so this pools them), the figure the target (≤ 1.2 on
+   * Postgres) is judged on. A median of per-round ratios would let one odd round of the floor
+   * carry a pass.
+   */
+  overheadVsPacedAppendPooled: number;
+  /** overheadPerStep ÷ pacedAppend, per round: the spread behind the headline. */
   overheadVsPacedAppend: RatioSpread;
+  /** overheadPerStep ÷ append (back-to-back), per round: the same overhead in unpaced floor appends. */
+  overheadVsAppend: RatioSpread;
   /** marginalPerStep ÷ append, per round. */
   marginalVsAppend: RatioSpread;
   /** storeAppend ÷ append, per round. */
@@ -139,8 +152,9 @@ export function roundMeanGaps(sides: number[][][], rounds: number, samples: numb
 
 /**
  * A hand-written loop as `run()` drives a store, with `write` in its place: per step the model
- * (the same latency, never shorter), write #1 awaited, a no-op tool, write #2 sent and awaited
- * only before the next write #1. Records each step's gap as the scripted model does.
+ * (the same latency, never shorter), write #1 awaited, a no-op tool, the next request, then
+ * write #2 started from a microtask and awaited only before the next write #1. Records each
+ * step's gap as the scripted model does.
  */
 export function handLoop(
   steps: number,
@@ -160,11 +174,13 @@ export function handLoop(
       for (const [call, result] of batches) {
         await pending;
         await write([call]);
-        pending = write([result]);
-        pending.catch(() => {}); // awaited (and thrown) before the next write
+        // The next request first, then write #2 from a microtask, as run() does: its send is in
+        // neither loop's step.
         const requested = performance.now();
         gaps.push(requested - due);
         due = requested + latencyMs;
+        pending = Promise.resolve().then(() => write([result]));
+        pending.catch(() => {}); // awaited (and thrown) before the next write
         await waitUntil(due, signal);
       }
       await pending;
@@ -326,7 +342,9 @@ export async function measureStep(
       floorMs && oneCommitMs && twoCommitMs && pacedFloor
         ? {
             pacedAppend: spread(pacedFloor),
+            overheadVsPacedAppendPooled: round(sum(overhead) / sum(pacedFloor), 3),
             overheadVsPacedAppend: ratioSpread(perRoundRatio(overhead, pacedFloor)),
+            overheadVsAppend: ratioSpread(perRoundRatio(overhead, floorMs)),
             append: spread(floorMs),
             oneCommit: spread(oneCommitMs),
             twoCommit: spread(twoCommitMs),

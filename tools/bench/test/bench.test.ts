@@ -138,6 +138,8 @@ function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: bo
     for (const spread of [floor.pacedAppend, floor.append, floor.oneCommit, floor.twoCommit])
       expectSpread(spread, options.rounds, options.samples);
     expectRatio(floor.overheadVsPacedAppend);
+    expectRatio(floor.overheadVsAppend);
+    expect(Number.isFinite(floor.overheadVsPacedAppendPooled)).toBe(true);
     expectRatio(floor.marginalVsAppend);
     expectRatio(floor.storeAppendVsAppend);
     // A floor's round trips are counted only by a target that counts them.
@@ -228,7 +230,8 @@ describe('agentstore-bench, in process (quick mode)', () => {
     const table = formatTable(report);
     expect(table).toContain('### Per tool step, through run()');
     expect(table).toMatch(/^\| memory \(test store\) \| \S+ µs \(/m);
-    expect(table).toMatch(/^\| node:sqlite custom store \| .*\| \*\*\d+\.\d+× \(/m);
+    // The pooled headline in bold, the per-round ratios beside it.
+    expect(table).toMatch(/^\| node:sqlite custom store \| .*\| \*\*\d+\.\d+×\*\* \(\d+\.\d+× \(/m);
     expect(table).toContain('### History growth');
     expect(table).toContain('### Throughput (tool steps/s)');
     expect(table).toContain('### Settings');

@@ -65,7 +65,9 @@ describe('the perf job (shape only, never judged on time)', () => {
       storeAppend: spread,
       floor: {
         pacedAppend: spread,
+        overheadVsPacedAppendPooled: 9,
         overheadVsPacedAppend: ratio(9),
+        overheadVsAppend: ratio(9),
         append: spread,
         oneCommit: spread,
         twoCommit: spread,
