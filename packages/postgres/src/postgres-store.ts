@@ -225,15 +225,21 @@ export function postgresStore(
       // client of our own, so that a refusal (an error to pg) does not cost the pool its connection:
       // pool.query() destroys every client whose query failed.
       const client = await pool.connect();
+      // A checked-out client reports a dropped connection as an 'error' event besides failing the
+      // query; unheard, that event would crash the process (pool.query() listens the same way).
+      const dropped = () => {};
+      client.on('error', dropped);
       let result: QueryResult;
       try {
         result = await query(expectedSeq === 0 ? sql.appendFirst : sql.append, values, client);
       } catch (error) {
         const refused = isAppendRefusal(error, APPEND_REFUSED);
+        client.removeListener('error', dropped);
         client.release(refused ? undefined : (error as Error));
         if (refused) throw refusalError(error.detail, { sessionId, expectedSeq, lease: lease ?? null });
         throw error;
       }
+      client.removeListener('error', dropped);
       client.release();
       if (result.rowCount === input.messages.length) return { headSeq: expectedSeq + input.messages.length };
       throw new UnexpectedReplyError({
