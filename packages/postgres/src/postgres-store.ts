@@ -32,7 +32,7 @@ import { type MigrateResult, runMigrations } from './migrate.ts';
 import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';
 import { isAppendRefusal, refusalError } from './refusal.ts';
 import { decodeMessage, decodeSession, leaseOf, type SessionRow } from './rows.ts';
-import { APPEND_REFUSED, tableNames } from './schema.ts';
+import { tableNames } from './schema.ts';
 import { buildStatements } from './statements.ts';
 
 /**
@@ -147,6 +147,29 @@ export function postgresStore(
     return client.query<R>({ name, text, values });
   }
 
+  /**
+   * One round trip on a client of our own, for a statement that raises on purpose: `pool.query()`
+   * destroys the connection of every query that errs, so an expected error (`kept`) releases the
+   * client intact and any other destroys it, as `pool.query()` would. While the query runs the
+   * client listens for 'error': a dropped connection also emits it, and unheard it would crash
+   * the process (`pool.query()` listens the same way).
+   */
+  async function queryOwnClient(text: string, values: unknown[], kept: (error: unknown) => boolean) {
+    const client = await pool.connect();
+    const dropped = () => {};
+    client.on('error', dropped);
+    let failure: unknown = null;
+    try {
+      return await query(text, values, client);
+    } catch (error) {
+      failure = kept(error) ? null : error;
+      throw error;
+    } finally {
+      client.removeListener('error', dropped);
+      client.release((failure as Error | null) ?? undefined);
+    }
+  }
+
   const store: PostgresStore = {
     durable: true,
     limits,
@@ -221,26 +244,19 @@ export function postgresStore(
         );
       }
       // Granted: every message inserted (validation ensures at least one), no row to parse.
-      // Refused: the statement raised APPEND_REFUSED with what it saw, and wrote nothing. On a
-      // client of our own, so that a refusal (an error to pg) does not cost the pool its connection:
-      // pool.query() destroys every client whose query failed.
-      const client = await pool.connect();
-      // A checked-out client reports a dropped connection as an 'error' event besides failing the
-      // query; unheard, that event would crash the process (pool.query() listens the same way).
-      const dropped = () => {};
-      client.on('error', dropped);
+      // Refused: the statement raised APPEND_REFUSED with what it saw, and wrote nothing.
       let result: QueryResult;
       try {
-        result = await query(expectedSeq === 0 ? sql.appendFirst : sql.append, values, client);
+        result = await queryOwnClient(
+          expectedSeq === 0 ? sql.appendFirst : sql.append,
+          values,
+          isAppendRefusal,
+        );
       } catch (error) {
-        const refused = isAppendRefusal(error, APPEND_REFUSED);
-        client.removeListener('error', dropped);
-        client.release(refused ? undefined : (error as Error));
-        if (refused) throw refusalError(error.detail, { sessionId, expectedSeq, lease: lease ?? null });
+        if (isAppendRefusal(error))
+          throw refusalError(error.detail, { sessionId, expectedSeq, lease: lease ?? null });
         throw error;
       }
-      client.removeListener('error', dropped);
-      client.release();
       if (result.rowCount === input.messages.length) return { headSeq: expectedSeq + input.messages.length };
       throw new UnexpectedReplyError({
         store: '@agentstore/postgres',

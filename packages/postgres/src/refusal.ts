@@ -1,14 +1,15 @@
 import { LeaseLostError, type LeaseToken, SeqConflictError } from '@agentstore/core';
 import { appendLeaseMatches } from '@agentstore/core/store';
 import { leaseOf } from './rows.ts';
+import { APPEND_REFUSED } from './schema.ts';
 
 /** [head_seq, lease_holder, lease_epoch, lease_expires_at, the server's clock (ISO)] */
 type Seen = [number, string | null, number, string | null, string];
 
 /** Whether `error` is the refusal `<prefix>refuse_append` raised (see schema.ts, migration 4). */
-export function isAppendRefusal(error: unknown, message: string): error is { detail: string } {
+export function isAppendRefusal(error: unknown): error is { detail: string } {
   const raised = error as { code?: unknown; message?: unknown; detail?: unknown } | null;
-  return raised?.code === 'P0001' && raised.message === message && typeof raised.detail === 'string';
+  return raised?.code === 'P0001' && raised.message === APPEND_REFUSED && typeof raised.detail === 'string';
 }
 
 /**

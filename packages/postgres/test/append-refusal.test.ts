@@ -92,7 +92,7 @@ describe('a refused append names its real cause', () => {
             "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%refuse_append%'",
           );
           if (rows[0]!.n > 0) break;
-          if (i > 500) throw new Error('the append never waited for the row');
+          if (i > 3000) throw new Error('the append never waited for the row'); // 30 s: only a lost append ends here
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
         await client.query('COMMIT');

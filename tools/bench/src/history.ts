@@ -2,7 +2,7 @@ import { type AgentStore, type NewMessage, run } from '@agentstore/core';
 import { messageByteLength } from '@agentstore/core/store';
 import { type Spread, sampleRounds, spreadMs } from './rounds.ts';
 import type { TimedSide } from './sampler.ts';
-import { round } from './stats.ts';
+import { mean, round } from './stats.ts';
 import {
   benchAgent,
   benchSessionInit,
@@ -152,7 +152,6 @@ export async function measureHistory(
     // write #2s (the last is released after the last request), and its first step follows the
     // load: the difference cancels both ends and keeps exactly S whole steps.
     const cpuRounds: number[] = [];
-    const mean = (values: number[]) => values.reduce((total, value) => total + value, 0) / values.length;
     const medians = await sampleRounds([load, append, resume(resumeSteps), resume(2 * resumeSteps)], {
       rounds,
       samples,

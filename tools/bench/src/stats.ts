@@ -12,6 +12,10 @@ export const round = (value: number, digits = 1): number => {
   return Math.round(value * scale) / scale;
 };
 
+export const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
+
+export const mean = (values: number[]): number => sum(values) / values.length;
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -28,11 +32,11 @@ export function percentile(values: number[], q: number): number {
 /** p50 (the median), p99 and mean of durations given in milliseconds. */
 export function latencyStats(durationsMs: number[]): LatencyStats {
   if (durationsMs.length === 0) throw new Error('latencyStats needs at least one sample');
-  const mean = durationsMs.reduce((sum, value) => sum + value, 0) / durationsMs.length;
+  const average = mean(durationsMs);
   return {
     samples: durationsMs.length,
     p50Us: round(median(durationsMs) * 1000),
     p99Us: round(percentile(durationsMs, 0.99) * 1000),
-    meanUs: round(mean * 1000),
+    meanUs: round(average * 1000),
   };
 }

@@ -9,10 +9,7 @@ import {
   spreadMs,
 } from './rounds.ts';
 import type { TimedSide } from './sampler.ts';
-import { round } from './stats.ts';
-
-const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-
+import { mean, round, sum } from './stats.ts';
 import {
   benchAgent,
   benchSessionInit,
@@ -33,7 +30,8 @@ export interface StepResult {
   /**
    * The headline, per round: what durability adds to each tool step on the loop's path, from the
    * model's side. For every tool step the model records the time from the moment its reply was
-   * due to the next request (write #1, the tool, sending write #2, any lateness of the reply);
+   * due to the next request (write #1, the tool, any lateness of the reply; write #2 starts after
+   * the request, as run() sends it);
    * per round, the mean over every tool step of the durable runs less the same of the runs without
    * a store.
    */
@@ -64,8 +62,9 @@ export interface StepResult {
 export interface FloorSteps {
   /**
    * ONE floor append of write #1 paced as in a step, the unit the headline is expressed in: a
-   * hand-written loop drives the floor with the same model (write #1 awaited, write #2 sent and
-   * awaited before the next write #1), measured as the headline is, less the same loop writing nothing.
+   * hand-written loop drives the floor with the same model (write #1 awaited, the next request,
+   * then write #2, awaited before the next write #1), measured as the headline is, less the same
+   * loop writing nothing (`handLoop`).
    */
   pacedAppend: Spread;
   /** ONE floor append of write #1 (one message), S in a row (a connection never idle). */
@@ -146,7 +145,7 @@ export function roundMeanGaps(sides: number[][][], rounds: number, samples: numb
   return Array.from({ length: rounds }, (_, r) => {
     const gaps = sides.flatMap((runs) => runs.slice(1 + r * samples, 1 + (r + 1) * samples).flat());
     if (gaps.length === 0) throw new Error('no step gaps were recorded');
-    return gaps.reduce((sum, gap) => sum + gap, 0) / gaps.length;
+    return mean(gaps);
   });
 }
 
@@ -324,9 +323,12 @@ export async function measureStep(
   const durableGaps = meanGaps([durableS, durable2S]);
   const statelessGaps = meanGaps([statelessS, stateless2S]);
   const overhead = durableGaps.map((gap, r) => gap - statelessGaps[r]!);
-  const pacedFloor = floor
-    ? meanGaps([floorLoopRuns]).map((gap, r) => gap - meanGaps([bareLoopRuns])[r]!)
-    : null;
+  // The hand loops run only against a floor.
+  let pacedFloor: number[] | null = null;
+  if (floor) {
+    const bare = meanGaps([bareLoopRuns]);
+    pacedFloor = meanGaps([floorLoopRuns]).map((gap, r) => gap - bare[r]!);
+  }
   return {
     modelLatencyMs,
     steps,

@@ -105,13 +105,18 @@ export function benchLoop(steps: number, payloadBytes: number): BenchLoop {
 
 /**
  * A full garbage collection, made callable without `--expose-gc` (the flag is set at run time,
- * then `gc` is read from a fresh context). Used before counting a run's step CPU, so the garbage
- * its `load` left (megabytes for a long session) is not collected, at a random step, inside it.
+ * then `gc` is read from a fresh context) on first use, not on import. Used before counting a
+ * run's step CPU, so the garbage its `load` left (megabytes for a long session) is not
+ * collected, at a random step, inside it.
  */
-export const collectGarbage: () => void = (() => {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-})();
+let gc: (() => void) | undefined;
+export function collectGarbage(): void {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as () => void;
+  }
+  gc();
+}
 
 /** The model's CPU time so far (µs), for subtracting it from a run's. */
 export interface ModelMeter {
