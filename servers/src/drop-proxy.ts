@@ -9,12 +9,18 @@ export interface DropProxy {
   port: number;
   /** The next command sent after this call gets no answer; resolves when the drop happened. */
   loseNextAnswer(): Promise<void>;
+  /**
+   * The answer to the next command is passed on with `lastWords` behind it in the same write (a
+   * server's goodbye, e.g. a FATAL error, read by the client in the same chunk as the answer),
+   * then the connection is closed. Resolves when that happened.
+   */
+  endAfterNextAnswer(lastWords: Uint8Array): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startDropProxy(host: string, port: number): Promise<DropProxy> {
   const sockets = new Set<Socket>();
-  let armed: { resolve: () => void; victim: Socket | null } | null = null;
+  let armed: { resolve: () => void; victim: Socket | null; lastWords: Uint8Array | null } | null = null;
 
   const proxy = createServer((client) => {
     const upstream = connect(port, host);
@@ -33,8 +39,14 @@ export async function startDropProxy(host: string, port: number): Promise<DropPr
     });
     upstream.on('data', (chunk) => {
       if (armed && armed.victim === client) {
-        const { resolve } = armed;
+        const { resolve, lastWords } = armed;
         armed = null;
+        if (lastWords) {
+          client.end(Buffer.concat([chunk, lastWords]));
+          upstream.destroy();
+          resolve();
+          return;
+        }
         destroy();
         resolve();
         return;
@@ -50,7 +62,12 @@ export async function startDropProxy(host: string, port: number): Promise<DropPr
     port: address.port,
     loseNextAnswer() {
       return new Promise<void>((resolve) => {
-        armed = { resolve, victim: null };
+        armed = { resolve, victim: null, lastWords: null };
+      });
+    },
+    endAfterNextAnswer(lastWords) {
+      return new Promise<void>((resolve) => {
+        armed = { resolve, victim: null, lastWords };
       });
     },
     async close() {

@@ -57,3 +57,22 @@ it('passes answers through, then loses exactly the next one after the server ran
     await proxy.close();
   }
 });
+
+it('passes the next answer on with the last words behind it in one chunk, then closes', async () => {
+  const server = await countingServer();
+  const proxy = await startDropProxy('127.0.0.1', server.port);
+  try {
+    const socket = await open(proxy.port);
+    const chunks: string[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk.toString()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const ended = proxy.endAfterNextAnswer(Buffer.from(' bye'));
+    socket.write('a');
+    await ended;
+    await closed;
+    expect(chunks).toEqual(['ok 1 bye']);
+    expect(server.ran()).toBe(1);
+  } finally {
+    await proxy.close();
+  }
+});

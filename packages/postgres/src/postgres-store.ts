@@ -148,25 +148,51 @@ export function postgresStore(
   }
 
   /**
+   * A client of our own, heard from the moment the pool hands it over: pg-pool drops its idle
+   * 'error' listener at the hand-off, and a FATAL read in the same socket chunk as the reply
+   * that freed the client is emitted right then, before an `await pool.connect()` would resume.
+   * Unheard, that error crashes the process; so the listener is attached inside the connect
+   * callback, as `pool.query()` does. `release` destroys the client when given an error or when
+   * the connection reported one meanwhile, else returns it to the pool.
+   */
+  function checkout(): Promise<{ client: PoolClient; release(failure?: unknown): void }> {
+    return new Promise((resolve, reject) => {
+      pool.connect((error, client, done) => {
+        if (error || !client) {
+          reject(error ?? new Error('the pool handed over no client'));
+          return;
+        }
+        let broken: Error | undefined;
+        const onError = (dropped: Error) => {
+          broken ??= dropped;
+        };
+        client.on('error', onError);
+        resolve({
+          client,
+          release(failure) {
+            client.removeListener('error', onError);
+            done((failure as Error | undefined) ?? broken);
+          },
+        });
+      });
+    });
+  }
+
+  /**
    * One round trip on a client of our own, for a statement that raises on purpose: `pool.query()`
-   * destroys the connection of every query that errs, so an expected error (`kept`) releases the
-   * client intact and any other destroys it, as `pool.query()` would. While the query runs the
-   * client listens for 'error': a dropped connection also emits it, and unheard it would crash
-   * the process (`pool.query()` listens the same way).
+   * destroys the connection of every query that errs, so an expected error (`kept`) returns the
+   * client intact and any other destroys it, as `pool.query()` would.
    */
   async function queryOwnClient(text: string, values: unknown[], kept: (error: unknown) => boolean) {
-    const client = await pool.connect();
-    const dropped = () => {};
-    client.on('error', dropped);
-    let failure: unknown = null;
+    const own = await checkout();
+    let failure: unknown;
     try {
-      return await query(text, values, client);
+      return await query(text, values, own.client);
     } catch (error) {
-      failure = kept(error) ? null : error;
+      failure = kept(error) ? undefined : error;
       throw error;
     } finally {
-      client.removeListener('error', dropped);
-      client.release((failure as Error | null) ?? undefined);
+      own.release(failure);
     }
   }
 
@@ -373,8 +399,9 @@ export function postgresStore(
       validateSessionId(sessionId);
       // Two statements in one short transaction: the session row first (waiting out any append
       // in flight), then its messages under a fresh snapshot that sees everything committed.
-      const client = await pool.connect();
-      let broken: Error | undefined;
+      const own = await checkout();
+      const { client } = own;
+      let broken: unknown;
       try {
         await client.query('BEGIN');
         try {
@@ -383,13 +410,13 @@ export function postgresStore(
           await client.query('COMMIT');
           return { deleted: deleted.rowCount === 1 };
         } catch (error) {
-          await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          await client.query('ROLLBACK').catch((rollbackError: unknown) => {
             broken = rollbackError;
           });
           throw error;
         }
       } finally {
-        client.release(broken);
+        own.release(broken);
       }
     },
 

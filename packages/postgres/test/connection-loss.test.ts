@@ -135,3 +135,56 @@ describe('connection loss during an append', () => {
     expect(loaded?.session.lease).toBeNull();
   });
 });
+
+/** A FATAL ErrorResponse (57P01, what pg_terminate_backend sends), as Postgres frames it. */
+function fatalFrame(): Buffer {
+  const fields = 'SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0';
+  const body = Buffer.from(fields, 'latin1');
+  const head = Buffer.alloc(5);
+  head.write('E', 0, 'latin1');
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+
+describe('a connection error read with the reply that frees the pool’s only client', () => {
+  const via = useProxiedStore(server);
+
+  // pg-pool stops listening for the client's 'error' when it hands the client to a waiter; the
+  // FATAL parsed right behind the reply is emitted then. Unheard, it is an uncaught exception
+  // that kills the process (vitest fails the run on it).
+  const waiters = {
+    append: (id: string) => via.store.append(id, { expectedSeq: 1, messages: [message('b')], lease: null }),
+    deleteSession: (id: string) => via.store.deleteSession(id),
+  };
+  for (const [name, wait] of Object.entries(waiters)) {
+    it(`${name}, waiting for the client, hears it: it fails, and the store goes on`, async () => {
+      const id = uniqueId(name);
+      await via.store.append(id, {
+        expectedSeq: 0,
+        messages: [message('a')],
+        session: { init: init() },
+        lease: null,
+      });
+      const ended = via.proxy.endAfterNextAnswer(fatalFrame());
+      // The load holds the only client; the waiter is handed it as the load's reply is read.
+      const holding = via.store.load(id);
+      const waiting = wait(id).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect((await holding)?.messages.map((m) => m.id)).toEqual(['a']);
+      await ended;
+      const error = await waiting;
+      // Nothing was sent on the dead connection: an untyped error, the outcome to be re-read.
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(AgentStoreError);
+      expect(await stored(id)).toEqual([{ seq: 1, id: 'a' }]);
+      // The broken client was destroyed, not pooled: the next call gets a fresh connection.
+      await via.store.append(id, { expectedSeq: 1, messages: [message('b')], lease: null });
+      expect(await stored(id)).toEqual([
+        { seq: 1, id: 'a' },
+        { seq: 2, id: 'b' },
+      ]);
+    });
+  }
+});
