@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '@agentstore/core';
 import type { Pool } from 'pg';
+import { checkout } from './checkout.ts';
 import {
   LATEST_VERSION,
   MIGRATIONS,
@@ -29,8 +30,9 @@ export async function runMigrations(
   schema: string,
   tablePrefix: string,
 ): Promise<MigrateResult> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
+  const own = await checkout(pool);
+  const { client } = own;
+  let broken: unknown;
   try {
     await client.query('BEGIN');
     try {
@@ -61,13 +63,13 @@ export async function runMigrations(
       await client.query('COMMIT');
       return { applied, version: Math.max(0, ...have, ...applied) };
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
         broken = rollbackError;
       });
       throw error;
     }
   } finally {
     // A connection whose rollback failed is destroyed rather than handed back to the pool.
-    client.release(broken);
+    own.release(broken);
   }
 }

@@ -27,6 +27,7 @@ import {
   validateSessionId,
 } from '@agentstore/core/store';
 import pg, { type Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
+import { checkout } from './checkout.ts';
 import { translatePgError } from './errors.ts';
 import { type MigrateResult, runMigrations } from './migrate.ts';
 import { type PostgresStoreOptions, type PostgresStoreTarget, resolveOptions } from './options.ts';
@@ -148,43 +149,12 @@ export function postgresStore(
   }
 
   /**
-   * A client of our own, heard from the moment the pool hands it over: pg-pool drops its idle
-   * 'error' listener at the hand-off, and a FATAL read in the same socket chunk as the reply
-   * that freed the client is emitted right then, before an `await pool.connect()` would resume.
-   * Unheard, that error crashes the process; so the listener is attached inside the connect
-   * callback, as `pool.query()` does. `release` destroys the client when given an error or when
-   * the connection reported one meanwhile, else returns it to the pool.
-   */
-  function checkout(): Promise<{ client: PoolClient; release(failure?: unknown): void }> {
-    return new Promise((resolve, reject) => {
-      pool.connect((error, client, done) => {
-        if (error || !client) {
-          reject(error ?? new Error('the pool handed over no client'));
-          return;
-        }
-        let broken: Error | undefined;
-        const onError = (dropped: Error) => {
-          broken ??= dropped;
-        };
-        client.on('error', onError);
-        resolve({
-          client,
-          release(failure) {
-            client.removeListener('error', onError);
-            done((failure as Error | undefined) ?? broken);
-          },
-        });
-      });
-    });
-  }
-
-  /**
    * One round trip on a client of our own, for a statement that raises on purpose: `pool.query()`
    * destroys the connection of every query that errs, so an expected error (`kept`) returns the
    * client intact and any other destroys it, as `pool.query()` would.
    */
   async function queryOwnClient(text: string, values: unknown[], kept: (error: unknown) => boolean) {
-    const own = await checkout();
+    const own = await checkout(pool);
     let failure: unknown;
     try {
       return await query(text, values, own.client);
@@ -399,7 +369,7 @@ export function postgresStore(
       validateSessionId(sessionId);
       // Two statements in one short transaction: the session row first (waiting out any append
       // in flight), then its messages under a fresh snapshot that sees everything committed.
-      const own = await checkout();
+      const own = await checkout(pool);
       const { client } = own;
       let broken: unknown;
       try {

@@ -155,6 +155,7 @@ describe('a connection error read with the reply that frees the pool’s only cl
   const waiters = {
     append: (id: string) => via.store.append(id, { expectedSeq: 1, messages: [message('b')], lease: null }),
     deleteSession: (id: string) => via.store.deleteSession(id),
+    migrate: (_id: string) => via.store.migrate(),
   };
   for (const [name, wait] of Object.entries(waiters)) {
     it(`${name}, waiting for the client, hears it: it fails, and the store goes on`, async () => {
