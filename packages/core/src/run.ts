@@ -33,9 +33,17 @@ import {
   statelessLedger,
 } from './session-writer.ts';
 import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from './store.ts';
+import { storeWaits } from './store-waits.ts';
 import type { AnyTool } from './tool.ts';
 import { toolCallIds } from './tool-call-ids.ts';
-import { type CallScope, needsApproval, settleToolCall } from './tool-results.ts';
+import {
+  type CallScope,
+  needsApproval,
+  type PreparedCall,
+  prepareFreshCall,
+  runPreparedCall,
+  settleToolCall,
+} from './tool-results.ts';
 
 export interface RunOptions {
   /** A durable store plus a `sessionId` turns on durable mode. */
@@ -195,12 +203,14 @@ async function commitNow(
 /**
  * Runs the calls in parallel; each result commits as soon as its handler settles. Resolves once
  * every handler has settled — the results are then in the model's view — with write #2 still in
- * flight, so the next model request can be sent while it lands.
+ * flight, so the next model request can be sent while it lands. `prepared` (fresh calls only)
+ * holds each call readied while write #1 was in flight, in the order of `calls`.
  */
 async function settleAndCommit(
   conversation: Conversation,
   calls: ToolCall[],
   resumed: boolean,
+  prepared?: Promise<PreparedCall>[],
 ): Promise<PendingWrite> {
   const commitSoon = resultCommitter(conversation.ledger);
   // In commitSoon order, which is the order the results are stored in.
@@ -211,10 +221,13 @@ async function settleAndCommit(
     release = resolve;
   });
   const handlers = await Promise.allSettled(
-    calls.map(async (call) => {
+    calls.map(async (call, i) => {
       let result: NewMessage;
       try {
-        result = await settleToolCall(conversation.scope, call, resumed);
+        const ready = prepared?.[i];
+        result = ready
+          ? await runPreparedCall(conversation.scope, call, await ready)
+          : await settleToolCall(conversation.scope, call, resumed);
       } finally {
         unsettled -= 1;
       }
@@ -321,50 +334,52 @@ async function loop(
    * One model call, overlapping write #2 of the previous step when one is in flight: a failed
    * write aborts the request, and the call returns only once the write has landed.
    */
+  // Every request's signal: the run's, and aborted as well by a write #2 that fails (which ends
+  // the run). One per run, linked to the run's signal once and unlinked when the loop ends:
+  // linking a controller per request cost ~1 µs on every step's path (AbortSignal.any ~8 µs).
+  const requestAbort = new AbortController();
+  const followRun = () => requestAbort.abort(signal.reason);
+  if (signal.aborted) requestAbort.abort(signal.reason);
+  else signal.addEventListener('abort', followRun, { once: true });
+
+  /**
+   * One model call, overlapping write #2 of the previous step when one is in flight: a failed
+   * write aborts the request, and the call returns only once the write has landed.
+   */
   const callModel = async (extra: NewMessage[]) => {
     const request = { system: agent.instructions, messages: view.request(extra), tools };
     const write = pending;
     pending = null;
-    if (!write) return options.llm.generate({ ...request, signal });
-    // The request's signal: aborted by the run's, or by the write failing. Linked by hand and
-    // unlinked once the call is over: AbortSignal.any costs ~8 µs a call here, on every step's path.
-    const requestAbort = new AbortController();
-    const followRun = () => requestAbort.abort(signal.reason);
-    if (signal.aborted) requestAbort.abort(signal.reason);
-    else signal.addEventListener('abort', followRun, { once: true });
+    if (!write) return options.llm.generate({ ...request, signal: requestAbort.signal });
+    // The request goes out first; then the step's last result starts committing.
+    let sent: Promise<LlmResponse>;
     try {
-      // The request goes out first; then the step's last result starts committing.
-      let sent: Promise<LlmResponse>;
-      try {
-        sent = options.llm.generate({ ...request, signal: requestAbort.signal });
-      } catch (error) {
-        sent = Promise.reject(error);
-      }
-      const landing = write.land();
-      const writeOutcome = landing.then(
-        () => ({ failed: false as const }),
-        (error: unknown) => {
-          requestAbort.abort(error);
-          return { failed: true as const, error };
-        },
-      );
-      const answer = Promise.resolve(sent).then(
-        (response) => ({ failed: false as const, response }),
-        (error: unknown) => ({ failed: true as const, error }),
-      );
-      const writeFirst = await Promise.race([answer.then(() => false), writeOutcome.then((w) => w.failed)]);
-      const written = await writeOutcome;
-      // The write failed before the model answered: the request is aborted, its answer moot.
-      if (writeFirst && written.failed) throw written.error;
-      const settled = await answer;
-      // The model's error is usually just our abort (then the same error); anything else is
-      // attached to the write's, not dropped.
-      if (settled.failed) return throwOnceLanded(landing, settled.error);
-      if (written.failed) throw written.error;
-      return settled.response;
-    } finally {
-      signal.removeEventListener('abort', followRun);
+      sent = options.llm.generate({ ...request, signal: requestAbort.signal });
+    } catch (error) {
+      sent = Promise.reject(error);
     }
+    const landing = write.land();
+    const writeOutcome = landing.then(
+      () => ({ failed: false as const }),
+      (error: unknown) => {
+        requestAbort.abort(error);
+        return { failed: true as const, error };
+      },
+    );
+    const answer = Promise.resolve(sent).then(
+      (response) => ({ failed: false as const, response }),
+      (error: unknown) => ({ failed: true as const, error }),
+    );
+    const writeFirst = await Promise.race([answer.then(() => false), writeOutcome.then((w) => w.failed)]);
+    const written = await writeOutcome;
+    // The write failed before the model answered: the request is aborted, its answer moot.
+    if (writeFirst && written.failed) throw written.error;
+    const settled = await answer;
+    // The model's error is usually just our abort (then the same error); anything else is
+    // attached to the write's, not dropped.
+    if (settled.failed) return throwOnceLanded(landing, settled.error);
+    if (written.failed) throw written.error;
+    return settled.response;
   };
 
   try {
@@ -429,9 +444,13 @@ async function loop(
         });
       }
       const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
-      await commitNow(conversation, firstWrite(first, step, requests, conversation.ledger.limits)); // write #1
       const runNow = calls.filter((call) => !waiting.includes(call));
-      if (runNow.length) pending = await settleAndCommit(conversation, runNow, false); // write #2, in flight
+      // Readied (input validated, context built) while write #1 is in flight; no handler runs
+      // before it lands. Observed by settleAndCommit, or moot if write #1 fails.
+      const prepared = runNow.map((call) => prepareFreshCall(scope, call));
+      for (const ready of prepared) ready.catch(() => undefined);
+      await commitNow(conversation, firstWrite(first, step, requests, conversation.ledger.limits)); // write #1
+      if (runNow.length) pending = await settleAndCommit(conversation, runNow, false, prepared); // write #2, in flight
       if (waiting.length) {
         await landed();
         return result('awaiting-approval', assistant.content, waiting);
@@ -444,6 +463,8 @@ async function loop(
     pending = null;
     if (!write) throw error;
     return throwOnceLanded(write.land(), error);
+  } finally {
+    signal.removeEventListener('abort', followRun);
   }
 }
 
@@ -507,38 +528,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/**
- * Settles as `work` does, or with the caller's abort reason one event-loop turn after the caller
- * aborted (or after this wait began, when it already had). The turn lets an answer that has
- * already arrived be taken — an in-process store answers within it — so a cancelled run still
- * records what the store committed; a call unanswered by then (a half-open connection) is no
- * longer waited for. `work` is left to finish on its own.
- */
-function untilCallerGaveUp<T>(work: Promise<T>, caller: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let turn: ReturnType<typeof setTimeout> | undefined;
-    const giveUp = () => {
-      turn = setTimeout(() => reject(caller.reason), 0);
-    };
-    if (caller.aborted) giveUp();
-    else caller.addEventListener('abort', giveUp, { once: true });
-    const done = () => {
-      caller.removeEventListener('abort', giveUp);
-      clearTimeout(turn);
-    };
-    work.then(
-      (value) => {
-        done();
-        resolve(value);
-      },
-      (error: unknown) => {
-        done();
         reject(error);
       },
     );
@@ -672,8 +661,8 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
    * aborted (after one more event-loop turn: an answer already received is still taken). The
    * call itself goes on; what it did is settled by the next run's re-read.
    */
-  const storeAnswer = <T>(call: Promise<T>): Promise<T> =>
-    untilAborted(untilCallerGaveUp(call, outer), leaseLost.signal);
+  const waits = storeWaits(outer, leaseLost.signal);
+  const storeAnswer = waits.answer;
   // A load or release left unanswered for the lease's safe window: the holder gives the lease up.
   const unanswered = (what: string) => () =>
     new LeaseLostError(
@@ -778,6 +767,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   } finally {
     finished = true;
     keeper.stop();
+    waits.stop();
   }
 }
 

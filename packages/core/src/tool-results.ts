@@ -169,6 +169,50 @@ function durabilityError(scope: CallScope, call: ToolCall): NewMessage {
   );
 }
 
+/** A fresh call made ready to run: its tool, its validated input and its context; or the result that answers it without running. */
+export type PreparedCall = { tool: AnyTool; input: unknown; ctx: ToolContext } | { result: NewMessage };
+
+/**
+ * Readies a fresh call (never run before): the input validated from a copy, the handler's
+ * context (its idempotency key hashed). The loop does this while write #1 is in flight, off the
+ * step's critical path; it runs the schema, never the handler (which waits for write #1, as
+ * `needsApproval` already runs before it). Settles with a result instead when the call cannot run.
+ */
+export async function prepareFreshCall(scope: CallScope, call: ToolCall): Promise<PreparedCall> {
+  const tool = scope.tools[call.name];
+  if (!tool) {
+    const unknown = { error: `Unknown tool ${JSON.stringify(call.name)}` };
+    return { result: resultMessage(scope, call, unknown, NEVER_RAN, 'tool-error') };
+  }
+  let input: unknown;
+  try {
+    input = await validatedInput(tool, call);
+  } catch (error) {
+    return { result: resultMessage(scope, call, { error: errorText(error) }, NEVER_RAN, 'tool-input-error') };
+  }
+  return { tool, input, ctx: await toolContext(scope, call, 1) };
+}
+
+/** Runs a prepared fresh call's handler, unless the run was cancelled before it started. */
+export async function runPreparedCall(
+  scope: CallScope,
+  call: ToolCall,
+  prepared: PreparedCall,
+): Promise<NewMessage> {
+  if ('result' in prepared) return prepared.result;
+  if (scope.signal.aborted) {
+    // Cancelled before this call started: it provably did not run; say so.
+    return resultMessage(
+      scope,
+      call,
+      { error: 'The run was cancelled before this tool started; it did not run' },
+      { via: 'cancelled', attempt: 0 },
+      'tool-cancelled',
+    );
+  }
+  return runHandler(scope, prepared.tool, call, prepared.input, prepared.ctx);
+}
+
 /**
  * Turns one tool call into its result message. `resumed` marks a call interrupted by a crash:
  * it goes to `reconcile`, is re-invoked only when `safeToRetry`, or gets a durability error.
@@ -178,42 +222,22 @@ export async function settleToolCall(
   call: ToolCall,
   resumed: boolean,
 ): Promise<NewMessage> {
+  if (!resumed) return runPreparedCall(scope, call, await prepareFreshCall(scope, call));
   const tool = scope.tools[call.name];
   // An interrupted call whose tool is gone or whose input no longer validates (a deploy between
   // crash and resume) may still have run: say so, never "it did not run".
-  if (!tool) {
-    if (resumed) return durabilityError(scope, call);
-    return resultMessage(
-      scope,
-      call,
-      { error: `Unknown tool ${JSON.stringify(call.name)}` },
-      NEVER_RAN,
-      'tool-error',
-    );
-  }
+  if (!tool) return durabilityError(scope, call);
   let input: unknown;
   try {
     input = await validatedInput(tool, call);
-  } catch (error) {
-    if (resumed) return durabilityError(scope, call);
-    return resultMessage(scope, call, { error: errorText(error) }, NEVER_RAN, 'tool-input-error');
+  } catch {
+    return durabilityError(scope, call);
   }
-  if (scope.signal.aborted) {
-    // Cancelled before this call started. A fresh call provably did not run; say so. An
-    // interrupted one stays open for the next run to resolve.
-    if (resumed) throw scope.signal.reason;
-    return resultMessage(
-      scope,
-      call,
-      { error: 'The run was cancelled before this tool started; it did not run' },
-      { via: 'cancelled', attempt: 0 },
-      'tool-cancelled',
-    );
-  }
-  const attempt = resumed ? 2 : 1;
+  // An interrupted call stays open for the next run to resolve when this one was cancelled.
+  if (scope.signal.aborted) throw scope.signal.reason;
+  const attempt = 2;
   // Each piece of user code gets its own context object too: reconcile cannot change the handler's.
   const ctx = await toolContext(scope, call, attempt);
-  if (!resumed) return runHandler(scope, tool, call, input, ctx);
   if (tool.reconcile) {
     // A throw leaves the call open for the next run to ask again: nothing ran here.
     const found: unknown = await tool.reconcile(input, ctx);

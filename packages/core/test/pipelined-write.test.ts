@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -230,10 +231,62 @@ describe('write #2 overlaps the next model call', () => {
   });
 });
 
+/** `stepAgent`'s tool, logging when its schema and its handler run. */
+function loggingAgent(log: string[]) {
+  return defineAgent({
+    name: 'pipeline',
+    instructions: 'Work.',
+    maxIterations: 10,
+    tools: {
+      send: tool({
+        description: 'A side effect (not safe to retry)',
+        input: {
+          '~standard': {
+            version: 1 as const,
+            vendor: 'test',
+            validate: (value: unknown) => {
+              log.push(`schema ${JSON.stringify(value)}`);
+              return { value };
+            },
+          },
+        },
+        handler: (input) => {
+          const { n } = input as { n: number };
+          log.push(`handler ${n}`);
+          return { sent: n };
+        },
+      }),
+    },
+  });
+}
+
+describe('a fresh call is readied while write #1 is in flight', () => {
+  it('its schema runs while write #1 is held; its handler only once write #1 has landed', async () => {
+    const log: string[] = [];
+    const { inner, gate, running } = await heldRun(1, { agent: loggingAgent(log) });
+    expect(log).toEqual(['schema {"n":1}']);
+    gate.open();
+    expect((await running).status).toBe('complete');
+    expect(log).toEqual(['schema {"n":1}', 'handler 1', 'schema {"n":2}', 'handler 2']);
+    await expectContiguous(inner, 's');
+  });
+
+  it('a write #1 that fails runs no handler, and the readied call is dropped quietly', async () => {
+    const log: string[] = [];
+    const { inner, gate, running } = await heldRun(1, { agent: loggingAgent(log) });
+    gate.fail(conflict());
+    await expect(running).rejects.toBeInstanceOf(SeqConflictError);
+    await drainEventLoop();
+    expect(log).toEqual(['schema {"n":1}']);
+    expect((await inner.load('s'))?.messages ?? []).toEqual([]);
+  });
+});
+
 describe('the overlapped request’s signal', () => {
-  it('follows the run’s signal while the request is out, and is let go once it answered (no listener kept per step)', async () => {
+  it('follows the run’s signal while the request is out, and is let go when the run ends (no listener kept per step)', async () => {
     const controller = new AbortController();
     const signals: AbortSignal[] = [];
+    const listening: number[] = [];
     const steps = 30;
     const script = [
       ...Array.from({ length: steps }, (_, n) => ({
@@ -250,6 +303,7 @@ describe('the overlapped request’s signal', () => {
       llm: {
         async generate({ signal }) {
           signals.push(signal);
+          listening.push(getEventListeners(controller.signal, 'abort').length);
           expect(signal.aborted).toBe(false);
           return { text: '', toolCalls: [], ...script[call++] };
         },
@@ -257,8 +311,11 @@ describe('the overlapped request’s signal', () => {
     });
     expect(result.status).toBe('complete');
     expect(signals).toHaveLength(steps + 1);
-    // Every request after the first overlapped a write #2 and had a signal of its own; aborting
-    // the caller's signal now reaches none of them: each was unlinked once it answered.
+    // As many listeners on the caller's signal at the last request as at the first: none per step.
+    expect(new Set(listening).size).toBe(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    // Every request after the first overlapped a write #2; aborting the caller's signal now
+    // reaches none of them: the run unlinked their signal from the caller's when it ended.
     controller.abort(new Error('later'));
     expect(signals.slice(1).filter((signal) => signal.aborted)).toEqual([]);
   });
