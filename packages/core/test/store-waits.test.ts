@@ -22,7 +22,7 @@ describe('storeWaits', () => {
     const answers = calls.map(({ call }) => waits.answer(call));
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
     expect(getEventListeners(lease.signal, 'abort')).toHaveLength(1);
-    calls.forEach(({ answer }, i) => answer(i));
+    for (const [i, { answer }] of calls.entries()) answer(i);
     expect(await Promise.all(answers)).toEqual(calls.map((_, i) => i));
     await expect(waits.answer(Promise.reject(new Error('store failed')))).rejects.toThrow('store failed');
     waits.stop();
