@@ -64,7 +64,7 @@ export interface FloorSteps {
    * ONE floor append of write #1 paced as in a step, the unit the headline is expressed in: a
    * hand-written loop drives the floor with the same model (write #1 awaited, the next request,
    * then write #2, awaited before the next write #1), measured as the headline is, less the same
-   * loop writing nothing (`handLoop`).
+   * loop writing nothing (`handLoop`); 3S steps a sample, as many gaps as the headline's runs.
    */
   pacedAppend: Spread;
   /** ONE floor append of write #1 (one message), S in a row (a connection never idle). */
@@ -290,8 +290,10 @@ export async function measureStep(
         await twoCommit!([step[0]]);
         await twoCommit!([step[1]]);
       }),
-      handLoop(steps, modelLatencyMs, (messages) => paced!(messages), nextStep, floorLoopRuns),
-      handLoop(steps, modelLatencyMs, async () => {}, nextStep, bareLoopRuns),
+      // 3S steps a sample: as many step gaps per round as the durable runs of S and 2S give the
+      // overhead, so the headline's denominator is no noisier than its numerator.
+      handLoop(3 * steps, modelLatencyMs, (messages) => paced!(messages), nextStep, floorLoopRuns),
+      handLoop(3 * steps, modelLatencyMs, async () => {}, nextStep, bareLoopRuns),
     );
   }
   const medians = await sampleRounds(sides, {
