@@ -337,6 +337,14 @@ describe('broken stores on a real database (node:sqlite file), through their tar
     );
   });
 
+  it('nul-id-cut: a store whose driver reads message ids only up to U+0000 is told so', async () => {
+    const nul = check(appendLoadChecks, 'U+0000 inside message content');
+    await expect(nul.run(await inProcess('nul-id-cut'))).rejects.toThrow(
+      /message #1's id "conformance-nul-id-[0-9a-f-]+\\u0000tail" came back cut off at its first U\+0000 as "conformance-nul-id-[0-9a-f-]+" — the store or its driver reads the id column as a C string/,
+    );
+    await nul.run(await correctStore());
+  });
+
   it('proto-assign: a store that decodes JSON by assignment loses an own "__proto__" key to the prototype', async () => {
     const proto = check(appendLoadChecks, 'an own "__proto__" key');
     await expect(proto.run(await inProcess('proto-assign'))).rejects.toThrow(

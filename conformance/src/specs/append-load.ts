@@ -370,7 +370,7 @@ export const appendLoadChecks: ConformanceCheck[] = [
     },
   },
   {
-    name: 'U+0000 inside message content, tool input, tool output and session state round-trips exactly',
+    name: 'U+0000 inside message content, ids, tool input, tool output and session state round-trips exactly',
     async run({ store, capabilities }) {
       const id = freshId('nul');
       const input: JsonValue = {
@@ -379,16 +379,17 @@ export const appendLoadChecks: ConformanceCheck[] = [
         nested: { bytes: 'PK\u0003\u0004\u0000\u0000' },
       };
       const state: JsonValue = { cursor: 'x\u0000y', list: ['\u0000'] };
+      // Message and tool-call ids live inside the message, where the boundary allows U+0000 too.
       const appended = [
-        message({ content: 'user text with a NUL \u0000 inside' }),
+        message({ id: `${freshId('nul-id')}\u0000tail`, content: 'user text with a NUL \u0000 inside' }),
         message({
           role: 'assistant',
           content: '\u0000',
-          toolCalls: [{ id: 'call_nul', name: 'read_file', input }],
+          toolCalls: [{ id: 'call_\u0000nul', name: 'read_file', input }],
         }),
         message({
           role: 'tool',
-          toolCallId: 'call_nul',
+          toolCallId: 'call_\u0000nul',
           toolName: 'read_file',
           content: 'PK\u0003\u0004\u0000\u0000 binary-ish output',
         }),
@@ -414,6 +415,14 @@ export const appendLoadChecks: ConformanceCheck[] = [
       if (cut >= 0) {
         violation(
           `message #${cut + 1}'s content ${preview(appended[cut]?.content)} came back cut off at its first U+0000 as ${preview(loaded.messages[cut]?.content)} — the store or its driver reads text as a C string (node:sqlite reads a TEXT value only up to U+0000: read it as bytes, CAST(content AS BLOB), and decode the UTF-8)`,
+        );
+      }
+      const idCut = loaded.messages.findIndex(
+        (m, i) => m.id !== appended[i]?.id && m.id === appended[i]?.id.split('\u0000')[0],
+      );
+      if (idCut >= 0) {
+        violation(
+          `message #${idCut + 1}'s id ${preview(appended[idCut]?.id)} came back cut off at its first U+0000 as ${preview(loaded.messages[idCut]?.id)} — the store or its driver reads the id column as a C string (node:sqlite reads a TEXT value only up to U+0000: read it as bytes, CAST(id AS BLOB), and decode the UTF-8); two ids differing after a U+0000 would alias`,
         );
       }
       assertMessages(loaded.messages, asRecords(appended, 1), 'messages holding U+0000');

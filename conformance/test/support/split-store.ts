@@ -58,6 +58,8 @@ import type { ConformanceTarget } from '../../src/index.ts';
  *   Postgres `text` and `jsonb` do.
  * - `nul-cut`: message content read back as node:sqlite reads a TEXT column, up to its first
  *   U+0000 (what the example store did before it read content as bytes).
+ * - `nul-id-cut`: message ids read back the same way (what the example store did before it read
+ *   ids as bytes too).
  * - `proto-assign`: stored JSON decoded through `Object.assign`, so an own `__proto__` key
  *   becomes the prototype.
  */
@@ -76,6 +78,7 @@ export type SplitFlaw =
   | 'retention-client-clock'
   | 'nul-refused'
   | 'nul-cut'
+  | 'nul-id-cut'
   | 'proto-assign';
 
 /** The flaws of the first kit, which read the caller's live input (no `snapshotInput`). */
@@ -324,12 +327,13 @@ export function splitStore(path: string, flaw: SplitFlaw): AgentStore {
 
     async load(sessionId, options = {}) {
       if (flaw === 'write-behind') await behind; // read-your-writes, in this instance only
-      if (flaw === 'nul-cut') {
+      if (flaw === 'nul-cut' || flaw === 'nul-id-cut') {
         const loaded = await correct.load(sessionId, options);
+        const field = flaw === 'nul-cut' ? 'content' : 'id';
         return (
           loaded && {
             ...loaded,
-            messages: loaded.messages.map((m) => ({ ...m, content: m.content.split('\u0000')[0] ?? '' })),
+            messages: loaded.messages.map((m) => ({ ...m, [field]: m[field].split('\u0000')[0] ?? '' })),
           }
         );
       }

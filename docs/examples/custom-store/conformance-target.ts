@@ -57,13 +57,18 @@ export function nodeSqliteTarget(options: { path?: string } = {}): ConformanceTa
             : null;
         },
         async messages(sessionId) {
-          // Content as bytes: node:sqlite reads a TEXT value only up to its first U+0000.
+          // Id and content as bytes: node:sqlite reads a TEXT value only up to its first U+0000.
           const rows = raw
             .prepare(
-              'SELECT seq, id, role, CAST(content AS BLOB) AS content FROM agent_messages WHERE session_id = ? ORDER BY seq',
+              'SELECT seq, CAST(id AS BLOB) AS id, role, CAST(content AS BLOB) AS content FROM agent_messages WHERE session_id = ? ORDER BY seq',
             )
-            .all(sessionId) as unknown as { seq: number; id: string; role: string; content: Uint8Array }[];
-          return rows.map((row) => ({ ...row, content: utf8.decode(row.content) }));
+            .all(sessionId) as unknown as {
+            seq: number;
+            id: Uint8Array;
+            role: string;
+            content: Uint8Array;
+          }[];
+          return rows.map((row) => ({ ...row, id: utf8.decode(row.id), content: utf8.decode(row.content) }));
         },
       },
       // Bytes the store cannot decode, at one seq: load must report them, not skip them.

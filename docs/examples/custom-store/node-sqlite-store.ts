@@ -81,9 +81,9 @@ type SessionRow = SessionColumns & { head_seq: number; lease_epoch: number };
 
 interface MessageRow {
   seq: number;
-  id: string;
+  /** The id's and the content's UTF-8 bytes: node:sqlite reads a TEXT value only up to its first U+0000. */
+  id: Uint8Array;
   role: string;
-  /** The content's UTF-8 bytes: node:sqlite reads a TEXT value only up to its first U+0000. */
   content: Uint8Array;
   meta: string;
 }
@@ -103,7 +103,7 @@ function decodeMessage(sessionId: string, row: MessageRow): MessageRecord {
     // Optional fields live in `meta` only when they were set, so absent stays absent.
     const meta = JSON.parse(row.meta) as Omit<MessageRecord, 'id' | 'seq' | 'role' | 'content'>;
     return {
-      id: row.id,
+      id: utf8.decode(row.id),
       seq: row.seq,
       role: row.role as MessageRecord['role'],
       content: utf8.decode(row.content),
@@ -120,7 +120,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
   const sql = {
     session: db.prepare('SELECT * FROM agent_sessions WHERE id = ?'),
     messages: db.prepare(
-      'SELECT seq, id, role, CAST(content AS BLOB) AS content, meta FROM agent_messages WHERE session_id = ? AND seq > ? ORDER BY seq',
+      'SELECT seq, CAST(id AS BLOB) AS id, role, CAST(content AS BLOB) AS content, meta FROM agent_messages WHERE session_id = ? AND seq > ? ORDER BY seq',
     ),
     createSession: db.prepare(
       `INSERT INTO agent_sessions (id, agent_name, owner_id, tenant_id, state, head_seq, created_at, updated_at)
