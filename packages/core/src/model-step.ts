@@ -5,7 +5,7 @@ import type { JsonValue, NewMessage, ResultOrigin, ToolCall } from './records.ts
 import { fitsOneAppend } from './session-writer.ts';
 import type { StoreLimits } from './store.ts';
 import type { ToolCallIds } from './tool-call-ids.ts';
-import { type CallScope, resultMessage } from './tool-results.ts';
+import { type CallScope, errorText, resultMessage } from './tool-results.ts';
 import { messageByteLength, utf8ByteLength } from './validation.ts';
 
 /** One model reply as the loop stores it. */
@@ -22,8 +22,6 @@ export interface ModelStep {
 }
 
 const NEVER_RAN: ResultOrigin = { via: 'invalid-call', attempt: 0 };
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const clip = (name: string) => (name.length > 200 ? `${name.slice(0, 200)}…` : name);
 /** A reason's middle (a long path) is cut, keeping its start and what was wrong at the end. */

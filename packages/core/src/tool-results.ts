@@ -20,7 +20,21 @@ export interface CallScope {
   maxResultBytes: number;
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** An error's text for a stored result; an error whose message (or toString) throws still gets one. */
+export function errorText(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'an error whose message could not be read';
+  }
+}
+
+/**
+ * The agent's tool of that name: own keys only, so a model calling `constructor`, `toString` or
+ * `__proto__` gets "Unknown tool", not a crash on what Object.prototype holds under that name.
+ */
+const toolNamed = (scope: CallScope, name: string): AnyTool | undefined =>
+  Object.hasOwn(scope.tools, name) ? scope.tools[name] : undefined;
 
 const ran = (origin: ResultOrigin) => origin.via === 'handler' || origin.via === 'reconciled';
 
@@ -138,7 +152,7 @@ const validatedInput = (tool: AnyTool, call: ToolCall) =>
 
 /** Whether a fresh call must wait for a human. Calls with invalid input never wait: they fail. */
 export async function needsApproval(scope: CallScope, call: ToolCall): Promise<boolean> {
-  const tool = scope.tools[call.name];
+  const tool = toolNamed(scope, call.name);
   if (!tool?.needsApproval) return false;
   if (tool.needsApproval === true) return true;
   const parsed = await tool.input['~standard'].validate(structuredClone(call.input));
@@ -179,7 +193,7 @@ export type PreparedCall = { tool: AnyTool; input: unknown; ctx: ToolContext } |
  * `needsApproval` already runs before it). Settles with a result instead when the call cannot run.
  */
 export async function prepareFreshCall(scope: CallScope, call: ToolCall): Promise<PreparedCall> {
-  const tool = scope.tools[call.name];
+  const tool = toolNamed(scope, call.name);
   if (!tool) {
     const unknown = { error: `Unknown tool ${JSON.stringify(call.name)}` };
     return { result: resultMessage(scope, call, unknown, NEVER_RAN, 'tool-error') };
@@ -223,7 +237,7 @@ export async function settleToolCall(
   resumed: boolean,
 ): Promise<NewMessage> {
   if (!resumed) return runPreparedCall(scope, call, await prepareFreshCall(scope, call));
-  const tool = scope.tools[call.name];
+  const tool = toolNamed(scope, call.name);
   // An interrupted call whose tool is gone or whose input no longer validates (a deploy between
   // crash and resume) may still have run: say so, never "it did not run".
   if (!tool) return durabilityError(scope, call);

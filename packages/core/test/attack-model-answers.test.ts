@@ -70,3 +70,80 @@ describe('attack: usage figures that are not JSON numbers', () => {
     });
   }
 });
+
+describe('attack: tool names that Object.prototype has', () => {
+  it('a call to constructor, __proto__, toString or hasOwnProperty is an unknown tool, and the run goes on', async () => {
+    const { agent, ran } = agentWithLedger();
+    const store = durableMemoryStore();
+    const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+    const llm = scriptedLlm([
+      { toolCalls: [...names.map((name) => ({ name, input: {} })), { name: 'work', input: {} }] },
+      { text: 'done' },
+    ]);
+    const result = await run(agent, { store, sessionId: 's', message: 'go', llm });
+    expect(result.status).toBe('complete');
+    const results = foldSession((await store.load('s'))!.messages).toolCalls.map((t) => t.result!);
+    expect(results.map((r) => [r.toolName, r.kind, r.content])).toEqual([
+      ...names.map((name) => [
+        name,
+        'tool-error',
+        JSON.stringify({ error: `Unknown tool ${JSON.stringify(name)}` }),
+      ]),
+      ['work', undefined, '"ok"'],
+    ]);
+    expect(ran).toHaveLength(1);
+  });
+});
+
+describe('attack: a schema that throws an error whose message cannot be read', () => {
+  it('the call is answered as a tool-input-error, its neighbour runs, and the run completes', async () => {
+    const { agent: base, ran } = agentWithLedger();
+    const unreadable = () => {
+      const error = new Error('hidden');
+      Object.defineProperty(error, 'message', {
+        get() {
+          throw new Error('message getter');
+        },
+      });
+      return error;
+    };
+    const agent = defineAgent({
+      ...base,
+      tools: {
+        ...base.tools,
+        evil: tool({
+          description: 'e',
+          input: {
+            '~standard': {
+              version: 1 as const,
+              vendor: 'attack',
+              validate: () => {
+                throw unreadable();
+              },
+            },
+          },
+          handler: () => 'never',
+        }),
+      },
+    });
+    const store = durableMemoryStore();
+    const llm = scriptedLlm([
+      {
+        toolCalls: [
+          { name: 'evil', input: {} },
+          { name: 'work', input: {} },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const result = await run(agent, { store, sessionId: 's', message: 'go', llm });
+    expect(result.status).toBe('complete');
+    const results = foldSession((await store.load('s'))!.messages).toolCalls.map((t) => t.result!);
+    expect(results.map((r) => [r.toolName, r.kind])).toEqual([
+      ['evil', 'tool-input-error'],
+      ['work', undefined],
+    ]);
+    expect(results[0]!.content).toContain('an error whose message could not be read');
+    expect(ran).toHaveLength(1);
+  });
+});
