@@ -32,10 +32,14 @@ export interface StepResult {
    * model's side. For every tool step the model records the time from the moment its reply was
    * due to the next request (write #1, the tool, any lateness of the reply; write #2 starts after
    * the request, as run() sends it);
-   * per round, the mean over every tool step of the durable runs less the same of the runs without
-   * a store.
+   * per round, the mean over every tool step but each run's first of the durable runs less the
+   * same of the runs without a store. A run's first step is left out on both sides: its write #1
+   * also stores the user's message and is the session's first append (per-run work, in
+   * `fixedPerRun`); `overheadAllStepsPerStep` keeps it.
    */
   overheadPerStep: Spread;
+  /** The same with each run's first tool step counted too. */
+  overheadAllStepsPerStep: Spread;
   /** Tool steps of the short timed run (S); the long run has twice as many. */
   steps: number;
   /** A whole durable run of S steps (lease, load, every step, the answer, release) on a fresh session. */
@@ -80,6 +84,8 @@ export interface FloorSteps {
    * carry a pass.
    */
   overheadVsPacedAppendPooled: number;
+  /** The same pooled ratio with each run's first tool step counted too (`overheadAllStepsPerStep`). */
+  overheadAllStepsVsPacedAppendPooled: number;
   /** overheadPerStep ÷ pacedAppend, per round: the spread behind the headline. */
   overheadVsPacedAppend: RatioSpread;
   /** overheadPerStep ÷ append (back-to-back), per round: the same overhead in unpaced floor appends. */
@@ -140,10 +146,19 @@ export function marginalCosts(
 /**
  * Per round, the mean of the step gaps recorded by the runs of that round (several sides pooled).
  * Each side's first run is the warm-up `sampleRounds` throws away; then each round has `samples`.
+ * `skipFirstStep` leaves out each run's first gap (its first tool step).
  */
-export function roundMeanGaps(sides: number[][][], rounds: number, samples: number): number[] {
+export function roundMeanGaps(
+  sides: number[][][],
+  rounds: number,
+  samples: number,
+  options: { skipFirstStep?: boolean } = {},
+): number[] {
+  const from = options.skipFirstStep ? 1 : 0;
   return Array.from({ length: rounds }, (_, r) => {
-    const gaps = sides.flatMap((runs) => runs.slice(1 + r * samples, 1 + (r + 1) * samples).flat());
+    const gaps = sides.flatMap((runs) =>
+      runs.slice(1 + r * samples, 1 + (r + 1) * samples).flatMap((run) => run.slice(from)),
+    );
     if (gaps.length === 0) throw new Error('no step gaps were recorded');
     return mean(gaps);
   });
@@ -321,10 +336,15 @@ export async function measureStep(
     statelessLong: statelessLongMs,
   });
   const spread = (values: number[]) => spreadMs(values, sampling.samples);
-  const meanGaps = (runs: number[][][]) => roundMeanGaps(runs, sampling.rounds, sampling.samples);
-  const durableGaps = meanGaps([durableS, durable2S]);
-  const statelessGaps = meanGaps([statelessS, stateless2S]);
-  const overhead = durableGaps.map((gap, r) => gap - statelessGaps[r]!);
+  const meanGaps = (runs: number[][][], skipFirstStep = false) =>
+    roundMeanGaps(runs, sampling.rounds, sampling.samples, { skipFirstStep });
+  const overheadOf = (skipFirstStep: boolean) => {
+    const durableGaps = meanGaps([durableS, durable2S], skipFirstStep);
+    const statelessGaps = meanGaps([statelessS, stateless2S], skipFirstStep);
+    return durableGaps.map((gap, r) => gap - statelessGaps[r]!);
+  };
+  const overhead = overheadOf(true);
+  const overheadAllSteps = overheadOf(false);
   // The hand loops run only against a floor.
   let pacedFloor: number[] | null = null;
   if (floor) {
@@ -335,6 +355,7 @@ export async function measureStep(
     modelLatencyMs,
     steps,
     overheadPerStep: spread(overhead),
+    overheadAllStepsPerStep: spread(overheadAllSteps),
     durableRun: spread(durableMs),
     durableLongRun: spread(durableLongMs),
     statelessRun: spread(statelessMs),
@@ -347,6 +368,7 @@ export async function measureStep(
         ? {
             pacedAppend: spread(pacedFloor),
             overheadVsPacedAppendPooled: round(sum(overhead) / sum(pacedFloor), 3),
+            overheadAllStepsVsPacedAppendPooled: round(sum(overheadAllSteps) / sum(pacedFloor), 3),
             overheadVsPacedAppend: ratioSpread(perRoundRatio(overhead, pacedFloor)),
             overheadVsAppend: ratioSpread(perRoundRatio(overhead, floorMs)),
             append: spread(floorMs),

@@ -60,6 +60,19 @@ describe('the scripted model’s clock and the per-step gaps behind the headline
     expect(() => roundMeanGaps([[[1]]], 1, 1)).toThrow(/no step gaps/);
   });
 
+  it('leaves out each run’s first step when asked, on every side alike', () => {
+    const sideA = [
+      [100, 100],
+      [50, 1, 3],
+      [60, 5],
+    ];
+    const sideB = [[100], [70, 2], [80, 4, 6]];
+    expect(roundMeanGaps([sideA, sideB], 1, 2, { skipFirstStep: true })).toEqual([
+      (1 + 3 + 5 + 2 + 4 + 6) / 6,
+    ]);
+    expect(roundMeanGaps([sideA, sideB], 1, 2)).toEqual([(50 + 1 + 3 + 60 + 5 + 70 + 2 + 80 + 4 + 6) / 10]);
+  });
+
   it('a meter that collects first does so before it starts counting, without --expose-gc', async () => {
     expect(typeof collectGarbage).toBe('function');
     const meter = newModelMeter({ collectFirst: true });
