@@ -7,6 +7,7 @@ import { measureRoundTrips } from './round-trips.ts';
 import { round } from './stats.ts';
 import { measureStep } from './step.ts';
 import { measureThroughput } from './throughput.ts';
+import { collectGarbage } from './workload.ts';
 
 /** Reports the phase a store is in and how far along it is. */
 export type PhaseReporter = (phase: string, done: number, total: number) => void;
@@ -49,6 +50,9 @@ export async function measureTarget(
     return id;
   };
   const withSignal = signal ? { signal } : {};
+  // Each store starts on a collected heap: what the stores measured before it left (sessions of
+  // 10,000 messages, pools) is not collected inside its figures.
+  collectGarbage();
   try {
     report('per tool step', 0, options.rounds);
     const step = await measureStep(store, floor, newId, {

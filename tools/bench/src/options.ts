@@ -40,7 +40,7 @@ export const BENCH_DEFAULTS = {
   steps: 10,
   payloadBytes: 300,
   rounds: 5,
-  samples: 6,
+  samples: 12,
   modelLatencyMs: 2,
   historySizes: [10, 100, 1_000, 10_000],
   historySamples: 5,

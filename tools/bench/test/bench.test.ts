@@ -405,7 +405,7 @@ describe('bench options and progress', () => {
     expect(parseBenchArgs(['-t', 'a.ts']).options).toMatchObject({
       quick: false,
       rounds: 5,
-      samples: 6,
+      samples: 12,
       historySizes: [10, 100, 1000, 10000],
       concurrency: [1, 8, 32],
     });
