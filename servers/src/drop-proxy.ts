@@ -42,12 +42,10 @@ export async function startDropProxy(host: string, port: number): Promise<DropPr
         const { resolve, lastWords } = armed;
         armed = null;
         if (lastWords) {
+          // Ended, not destroyed: the client must still read the answer and the last words.
           client.end(Buffer.concat([chunk, lastWords]));
           upstream.destroy();
-          resolve();
-          return;
-        }
-        destroy();
+        } else destroy();
         resolve();
         return;
       }

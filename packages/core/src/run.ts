@@ -330,10 +330,6 @@ async function loop(
     if (write) await write.land();
   };
 
-  /**
-   * One model call, overlapping write #2 of the previous step when one is in flight: a failed
-   * write aborts the request, and the call returns only once the write has landed.
-   */
   // Every request's signal: the run's, and aborted as well by a write #2 that fails (which ends
   // the run). One per run, linked to the run's signal once and unlinked when the loop ends:
   // linking a controller per request cost ~1 µs on every step's path (AbortSignal.any ~8 µs).
