@@ -227,8 +227,9 @@ export function postgresStore(
         new Date(now).toISOString(),
         state === undefined ? null : JSON.stringify(state),
         input.releaseLease === true,
-        `[${encoded.join(',')}]`,
-        input.messages.length,
+        // One message (what run() writes) is bound as its JSON; several as one JSON array.
+        encoded.length === 1 ? encoded[0] : `[${encoded.join(',')}]`,
+        encoded.length,
       ];
       // Only a first append can create the session; later ones skip that part of the statement.
       if (expectedSeq === 0) {
@@ -243,8 +244,9 @@ export function postgresStore(
       // Refused: the statement raised APPEND_REFUSED with what it saw, and wrote nothing.
       let result: QueryResult;
       try {
+        const statements = expectedSeq === 0 ? sql.appendFirst : sql.append;
         result = await queryOwnClient(
-          expectedSeq === 0 ? sql.appendFirst : sql.append,
+          encoded.length === 1 ? statements.one : statements.many,
           values,
           isAppendRefusal,
         );

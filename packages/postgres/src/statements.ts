@@ -8,9 +8,9 @@ import { SERVER_NOW, serverIso } from './server-clock.ts';
  */
 export interface Statements {
   /** An append with expectedSeq > 0: inserts every message, or raises APPEND_REFUSED. */
-  append: string;
+  append: AppendStatements;
   /** The same with expectedSeq 0: may create the session. */
-  appendFirst: string;
+  appendFirst: AppendStatements;
   load: string;
   acquire: string;
   renew: string;
@@ -21,6 +21,12 @@ export interface Statements {
   deleteIdle: string;
   /** The page query; it asks for `limit + 1` rows to know whether another page exists. */
   list(filters: ListFilters): { text: string; values: unknown[] };
+}
+
+/** One append in two shapes: `$8` is one message's JSON (`one`), or a JSON array of them (`many`). */
+export interface AppendStatements {
+  one: string;
+  many: string;
 }
 
 export interface ListFilters {
@@ -37,26 +43,29 @@ const SESSION_COLUMNS =
 export function buildStatements(n: TableNames): Statements {
   /*
    * append: $1 session id, $2 expected seq, $3 lease holder (null: no lease), $4 lease epoch,
-   * $5 now (ISO, the client's: only for updated_at), $6 new state JSON (null: keep), $7 release lease, $8 the messages as one JSON
-   * array, $9 how many; appendFirst adds $10-$13: init agent name, owner, tenant, state JSON.
+   * $5 now (ISO, the client's: only for updated_at), $6 new state JSON (null: keep), $7 release lease,
+   * $8 the message's JSON (`one`) or the messages as one JSON array (`many`), $9 how many;
+   * appendFirst adds $10-$13: init agent name, owner, tenant, state JSON.
    *
    * `advanced` moves the head of an existing session, guarded by head seq and the lease rule;
-   * in appendFirst (expectedSeq 0), `created` makes the session when no row exists instead. All
+   * in appendFirst (expectedSeq 0), `created` makes the session when no row exists instead. Both
    * CTEs share one snapshot, so at most one of them yields a row; a concurrent writer makes the
    * guard re-check the newest row version (READ COMMITTED), and a concurrent creation makes
-   * ON CONFLICT DO NOTHING yield none. Messages are inserted only from a granted row, so a
+   * ON CONFLICT DO NOTHING yield none. Messages are inserted only when a head was granted, so a
    * failed guard writes nothing, and PRIMARY KEY (session_id, seq) backs the guard up.
-   * `json_array_elements` on `json` (not jsonb) yields each element's text verbatim.
+   * `json_array_elements` on `json` (not jsonb) yields each element's text verbatim; one message
+   * (what run() writes) is bound as text and needs no array at all.
    *
    * The statement ends in the INSERT itself, with no RETURNING: a granted append returns no row
-   * to describe and parse, the floor's shape (measured here ~0.08 ms, ≈14%, faster per append
-   * than ending in a SELECT that returns the head). When nothing was granted, `verdict` calls the
-   * refusal function (migration 4), which raises APPEND_REFUSED with the session's head and lease
-   * as THIS statement saw them, and the server's clock ([head, holder, epoch, expiresAt, now]):
-   * the error is explained in the same round trip and from the same snapshot that refused it (a
-   * later read could find the lease released or the session re-created, and misname a fenced
-   * writer's refusal a seq conflict). The INSERT joins `verdict` with at least one message, so
-   * the refusal branch is always evaluated; its NOT EXISTS is false once a head was granted.
+   * to describe and parse, the floor's shape. Its WHERE refers to no row, so it is a one-time
+   * filter, evaluated once before anything is inserted: the granted head, or else the refusal
+   * function (migration 4), which raises APPEND_REFUSED with the session's head and lease as
+   * THIS statement saw them, and the server's clock ([head, holder, epoch, expiresAt, now]). The
+   * error is explained in the same round trip and from the same snapshot that refused it (a later
+   * read could find the lease released or the session re-created, and misname a fenced writer's
+   * refusal a seq conflict). COALESCE evaluates the refusal only when no head was granted. A
+   * filter rather than a `verdict` CTE joined to the messages: no CTE to materialise and scan,
+   * measured here ~30 µs (≈7%) cheaper per append, paced as in a step.
    */
   const advanced = `advanced AS (
   UPDATE ${n.sessions} AS s SET
@@ -70,30 +79,33 @@ export function buildStatements(n: TableNames): Statements {
              ELSE s.lease_holder = $3::text AND s.lease_epoch = $4::bigint END
   RETURNING s.head_seq
 )`;
-  const createdOrAdvanced = `created AS (
+  const created = `created AS (
   INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
   SELECT $1::text, $10::text, $11::text, $12::text, COALESCE($6::text, $13::text), $9::bigint, 0, $5::text, $5::text
   WHERE $3::text IS NULL
   ON CONFLICT (id) DO NOTHING
   RETURNING s.head_seq
-), ${advanced}, granted AS (
-  SELECT head_seq FROM created UNION ALL SELECT head_seq FROM advanced
 )`;
-  // `source` is the CTE holding the granted head (none when the guard failed).
-  const verdictAndInsert = (source: string) => `verdict AS (
-  SELECT head_seq FROM ${source}
-  UNION ALL
-  SELECT ${n.refuseAppend}($1::text, COALESCE((
+  const refusal = `${n.refuseAppend}($1::text, COALESCE((
     SELECT json_build_array(head_seq, lease_holder, lease_epoch, lease_expires_at, ${SERVER_NOW})::text
     FROM ${n.sessions} WHERE id = $1::text
-  ), 'null'))
-  WHERE NOT EXISTS (SELECT 1 FROM ${source})
-)
+  ), 'null'))`;
+  const rows = {
+    one: 'SELECT $1::text, $2::bigint + 1, $8::text',
+    many: `SELECT $1::text, $2::bigint + m.ord, m.body::text
+FROM json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)`,
+  };
+  // `granted`: the subqueries that may yield the new head, in order.
+  const insertIfGranted = (ctes: string, granted: string[], shape: keyof AppendStatements) => `WITH ${ctes}
 INSERT INTO ${n.messages} (session_id, seq, body)
-SELECT $1::text, $2::bigint + m.ord, m.body::text
-FROM verdict, json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)`;
-  const append = `WITH ${advanced}, ${verdictAndInsert('advanced')}`;
-  const appendFirst = `WITH ${createdOrAdvanced}, ${verdictAndInsert('granted')}`;
+${rows[shape]}
+WHERE COALESCE(${granted.map((cte) => `(SELECT head_seq FROM ${cte})`).join(', ')}, ${refusal}) IS NOT NULL`;
+  const both = (ctes: string, granted: string[]): AppendStatements => ({
+    one: insertIfGranted(ctes, granted, 'one'),
+    many: insertIfGranted(ctes, granted, 'many'),
+  });
+  const append = both(advanced, ['advanced']);
+  const appendFirst = both(`${created}, ${advanced}`, ['created', 'advanced']);
 
   /*
    * load: the session row (seq 0) and its messages after $2, from one snapshot, in no particular

@@ -49,6 +49,64 @@ describe('a refused append names its real cause', () => {
     expect(outcomes.granted + outcomes.leaseLost).toBe(200);
   });
 
+  /*
+   * The append has four statements: creating or not, one message (bound as its JSON) or several
+   * (one JSON array). Each must write exactly its rows when granted, and raise the refusal, not
+   * insert nothing quietly, when refused by the seq or by the lease: read back through plain SQL.
+   */
+  it.each([
+    ['one message', 1],
+    ['several messages', 3],
+  ])(
+    'every append statement with %s writes exactly its rows when granted and nothing when refused',
+    async (_, count) => {
+      const id = uniqueId('shapes');
+      const batch = (label: string) => Array.from({ length: count }, (_, i) => message(`${label}-${i}`));
+      const stored = async () => {
+        const { rows } = await server.pool.query<{ seq: string; body: string }>(
+          `SELECT seq, body FROM ${tableNames(server.schema, 'agentstore_').messages} WHERE session_id = $1 ORDER BY seq`,
+          [id],
+        );
+        return rows.map((row) => [Number(row.seq), (JSON.parse(row.body) as { id: string }).id]);
+      };
+      const ids = (label: string, from: number) => batch(label).map((m, i) => [from + i, m.id]);
+      // The creating statement: refused by a seq, then granted.
+      const notCreated = await store
+        .append(id, { expectedSeq: 0, messages: batch('early'), lease: { holder: 'h', epoch: 1 } })
+        .catch((e: unknown) => e);
+      expect(notCreated).toMatchObject({ code: 'LEASE_LOST' });
+      expect(await stored()).toEqual([]);
+      await store.append(id, {
+        expectedSeq: 0,
+        messages: batch('a'),
+        session: { init: init() },
+        lease: null,
+      });
+      expect(await stored()).toEqual(ids('a', 1));
+      // The creating statement again, on a session that exists: a seq conflict at the real head.
+      const again = await store
+        .append(id, { expectedSeq: 0, messages: batch('again'), lease: null })
+        .catch((e: unknown) => e);
+      expect(again).toMatchObject({ code: 'SEQ_CONFLICT', actualSeq: count });
+      // The later statement: granted, refused by the seq, refused by the lease.
+      await store.append(id, { expectedSeq: count, messages: batch('b'), lease: null });
+      const stale = await store
+        .append(id, { expectedSeq: count, messages: batch('stale'), lease: null })
+        .catch((e: unknown) => e);
+      expect(stale).toMatchObject({ code: 'SEQ_CONFLICT', actualSeq: 2 * count });
+      const { epoch } = await store.acquireLease(id, { holder: 'h', ttlMs: 60_000, init: init() });
+      const fenced = await store
+        .append(id, {
+          expectedSeq: 2 * count,
+          messages: batch('fenced'),
+          lease: { holder: 'h', epoch: epoch - 1 },
+        })
+        .catch((e: unknown) => e);
+      expect(fenced).toMatchObject({ code: 'LEASE_LOST' });
+      expect(await stored()).toEqual([...ids('a', 1), ...ids('b', count + 1)]);
+    },
+  );
+
   it('a refused append keeps its pooled connection (pg destroys a client whose query failed)', async () => {
     const pool = new pg.Pool({ connectionString: server.url, max: 1 });
     let connects = 0;
