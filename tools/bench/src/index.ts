@@ -69,7 +69,7 @@ export {
   spreadMs,
 } from './rounds.ts';
 export { type BenchHooks, type BenchProgress, runBench } from './run-bench.ts';
-export { type InterleavedSampling, sampleInterleaved, type TimedSide } from './sampler.ts';
+export { type InterleavedSampling, roundOrders, sampleInterleaved, type TimedSide } from './sampler.ts';
 export { type LatencyStats, latencyStats, median, percentile } from './stats.ts';
 export {
   type FloorSteps,

@@ -36,7 +36,7 @@ export interface RoundSampling {
 }
 
 /**
- * Every side sampled in every round, interleaved within the round (the order rotates each
+ * Every side sampled in every round, interleaved within the round (a shuffled order each
  * sample), so drift hits every side alike. Returns per side its round medians in ms.
  */
 export async function sampleRounds(sides: TimedSide[], sampling: RoundSampling): Promise<number[][]> {
@@ -44,7 +44,13 @@ export async function sampleRounds(sides: TimedSide[], sampling: RoundSampling):
   if (warmup > 0) await sampleInterleaved(sides, { warmup, samples: 0, ...(signal ? { signal } : {}) });
   const medians = sides.map((): number[] => []);
   for (let r = 0; r < rounds; r++) {
-    const times = await sampleInterleaved(sides, { warmup: 0, samples, ...(signal ? { signal } : {}) });
+    // Each round its own orders (the warm-up had seed 1).
+    const times = await sampleInterleaved(sides, {
+      warmup: 0,
+      samples,
+      seed: r + 2,
+      ...(signal ? { signal } : {}),
+    });
     times.forEach((sideTimes, side) => {
       medians[side]!.push(median(sideTimes));
     });
