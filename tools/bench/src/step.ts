@@ -1,4 +1,4 @@
-import { type AgentStore, type AppendInput, type NewMessage, run } from '@agentstore/core';
+import { type AgentStore, type AppendInput, type LlmAdapter, type NewMessage, run } from '@agentstore/core';
 import type { RawAppendFloor } from '@agentstore/core/testing';
 import {
   perRoundRatio,
@@ -65,6 +65,15 @@ export interface StepResult {
 
 export interface FloorSteps {
   /**
+   * ONE floor append of write #1 made from inside the same agent loop, the unit the headline is
+   * expressed in: `run()` with no store drives the floor where a durable run writes (the tool
+   * awaits floor write #1 before its work, the model starts floor write #2 after each next
+   * request: `floorInLoop`), runs of S and 2S steps measured as the headline is, less the same
+   * runs with no store and no floor. A floor append costs more there than in a bare loop (the
+   * agent loop's own work runs around it), and so does the store's: like is compared with like.
+   */
+  inLoopAppend: Spread;
+  /**
    * ONE floor append of write #1 paced as in a step, the unit the headline is expressed in: a
    * hand-written loop drives the floor with the same model (write #1 awaited, the next request,
    * then write #2, awaited before the next write #1), measured as the headline is, less the same
@@ -78,15 +87,19 @@ export interface FloorSteps {
   /** Two-commit floor: the call, then the result, as two floor appends. */
   twoCommit: Spread;
   /**
-   * The headline: the mean overhead over every round ÷ the mean paced floor append over every
+   * The headline: the mean overhead over every round ÷ the mean in-loop floor append over every
    * round (rounds have equal samples, so this pools them), the figure the target (≤ 1.2 on
    * Postgres) is judged on. A median of per-round ratios would let one odd round of the floor
    * carry a pass.
    */
+  overheadVsInLoopAppendPooled: number;
+  /** The same pooled ratio with each run's first tool step counted too, on both sides. */
+  overheadAllStepsVsInLoopAppendPooled: number;
+  /** overheadPerStep ÷ inLoopAppend, per round: the spread behind the headline. */
+  overheadVsInLoopAppend: RatioSpread;
+  /** The mean overhead over every round ÷ the mean paced floor append (bare loop) over every round. */
   overheadVsPacedAppendPooled: number;
-  /** The same pooled ratio with each run's first tool step counted too (`overheadAllStepsPerStep`). */
-  overheadAllStepsVsPacedAppendPooled: number;
-  /** overheadPerStep ÷ pacedAppend, per round: the spread behind the headline. */
+  /** overheadPerStep ÷ pacedAppend, per round. */
   overheadVsPacedAppend: RatioSpread;
   /** overheadPerStep ÷ append (back-to-back), per round: the same overhead in unpaced floor appends. */
   overheadVsAppend: RatioSpread;
@@ -204,12 +217,63 @@ export function handLoop(
 }
 
 /**
+ * The floor written from inside the same agent loop: `run()` with no store, whose tool awaits
+ * `write` of the step's call (write #1, after the previous write #2 has landed) before its work,
+ * and whose model starts `write` of the step's result (write #2, from a microtask) right after
+ * it records each next request, where a durable run writes. The messages are made before the
+ * run. Records each step's gap as the durable runs do.
+ */
+export function floorInLoop(
+  toolSteps: number,
+  latencyMs: number,
+  payloadBytes: number,
+  write: (messages: NewMessage[]) => Promise<void>,
+  nextStep: () => ReturnType<typeof stepMessages>,
+  runs: number[][],
+): TimedSide {
+  return () => {
+    const batches = Array.from({ length: toolSteps }, nextStep);
+    const gaps: number[] = [];
+    let step = 0;
+    let pending: Promise<void> = Promise.resolve();
+    let result: NewMessage | null = null;
+    const agent = benchAgent(toolSteps, payloadBytes, async () => {
+      await pending;
+      const [call, stepResult] = batches[step++]!;
+      await write([call]);
+      result = stepResult;
+    });
+    const model = fixedLatencyLlm(toolSteps, latencyMs, undefined, gaps);
+    const llm: LlmAdapter = {
+      generate(request) {
+        // The request is recorded first (synchronously, on entry), then write #2 starts.
+        const answer = model.generate(request);
+        const finished = result;
+        result = null;
+        if (finished) {
+          pending = Promise.resolve().then(() => write([finished]));
+          pending.catch(() => {}); // awaited (and thrown) before the next write #1 and at the end
+        }
+        return answer;
+      },
+    };
+    return async () => {
+      const outcome = await run(agent, { message: 'go', llm });
+      await pending;
+      if (outcome.status !== 'complete') throw new Error(`a floor run ended with status ${outcome.status}`);
+      runs.push(gaps);
+    };
+  };
+}
+
+/**
  * Store and floor interleaved in every round: durable `run()`s of S = `steps` and 2S tool steps
  * with a model of fixed latency (write #2 overlaps the next request, as run() does), the same runs
- * without a store, write #1 through the store, and three floors: one append, a step in one
- * append, a step in two appends. Append sides time S appends in a row and report one. The
- * marginal cost of a step is the difference of the two run lengths, less the same difference
- * without a store, so the per-run work (lease, load, answer, release) cancels out.
+ * without a store, the floor written from inside the same runs (`floorInLoop`, the headline's
+ * unit), write #1 through the store, and the floor alone: one append, a step in one append, a
+ * step in two appends, and paced by a bare hand loop. Append sides time S appends in a row and
+ * report one. The marginal cost of a step is the difference of the two run lengths, less the
+ * same difference without a store, so the per-run work (lease, load, answer, release) cancels out.
  */
 export async function measureStep(
   store: AgentStore,
@@ -291,9 +355,11 @@ export async function measureStep(
   const sides = [...runSides, storeAppend];
   const floorLoopRuns: number[][] = [];
   const bareLoopRuns: number[][] = [];
+  const inLoopS: number[][] = [];
+  const inLoop2S: number[][] = [];
   if (floor) {
-    const [oneAppend, oneCommit, twoCommit, paced] = await Promise.all(
-      ['floor-1', 'floor-one-commit', 'floor-two-commit', 'floor-paced'].map(async (label) =>
+    const [oneAppend, oneCommit, twoCommit, paced, inLoop] = await Promise.all(
+      ['floor-1', 'floor-one-commit', 'floor-two-commit', 'floor-paced', 'floor-in-loop'].map(async (label) =>
         floorWriter(floor, await floorSession(store, newId(label))),
       ),
     );
@@ -309,6 +375,15 @@ export async function measureStep(
       // overhead, so the headline's denominator is no noisier than its numerator.
       handLoop(3 * steps, modelLatencyMs, (messages) => paced!(messages), nextStep, floorLoopRuns),
       handLoop(3 * steps, modelLatencyMs, async () => {}, nextStep, bareLoopRuns),
+      floorInLoop(steps, modelLatencyMs, payloadBytes, (messages) => inLoop!(messages), nextStep, inLoopS),
+      floorInLoop(
+        2 * steps,
+        modelLatencyMs,
+        payloadBytes,
+        (messages) => inLoop!(messages),
+        nextStep,
+        inLoop2S,
+      ),
     );
   }
   const medians = await sampleRounds(sides, {
@@ -338,18 +413,23 @@ export async function measureStep(
   const spread = (values: number[]) => spreadMs(values, sampling.samples);
   const meanGaps = (runs: number[][][], skipFirstStep = false) =>
     roundMeanGaps(runs, sampling.rounds, sampling.samples, { skipFirstStep });
-  const overheadOf = (skipFirstStep: boolean) => {
-    const durableGaps = meanGaps([durableS, durable2S], skipFirstStep);
+  // What `sides` (runs of S and 2S steps) add per step to the same runs with no store.
+  const overheadOf = (sides: number[][][], skipFirstStep: boolean) => {
+    const withWrites = meanGaps(sides, skipFirstStep);
     const statelessGaps = meanGaps([statelessS, stateless2S], skipFirstStep);
-    return durableGaps.map((gap, r) => gap - statelessGaps[r]!);
+    return withWrites.map((gap, r) => gap - statelessGaps[r]!);
   };
-  const overhead = overheadOf(true);
-  const overheadAllSteps = overheadOf(false);
-  // The hand loops run only against a floor.
+  const overhead = overheadOf([durableS, durable2S], true);
+  const overheadAllSteps = overheadOf([durableS, durable2S], false);
+  // The hand loops and the in-loop floor run only against a floor.
   let pacedFloor: number[] | null = null;
+  let inLoopFloor: number[] | null = null;
+  let inLoopFloorAllSteps: number[] | null = null;
   if (floor) {
     const bare = meanGaps([bareLoopRuns]);
     pacedFloor = meanGaps([floorLoopRuns]).map((gap, r) => gap - bare[r]!);
+    inLoopFloor = overheadOf([inLoopS, inLoop2S], true);
+    inLoopFloorAllSteps = overheadOf([inLoopS, inLoop2S], false);
   }
   return {
     modelLatencyMs,
@@ -364,11 +444,14 @@ export async function measureStep(
     fixedPerRun: spread(fixed),
     storeAppend: spread(storeAppendMs),
     floor:
-      floorMs && oneCommitMs && twoCommitMs && pacedFloor
+      floorMs && oneCommitMs && twoCommitMs && pacedFloor && inLoopFloor && inLoopFloorAllSteps
         ? {
+            inLoopAppend: spread(inLoopFloor),
+            overheadVsInLoopAppendPooled: round(sum(overhead) / sum(inLoopFloor), 3),
+            overheadAllStepsVsInLoopAppendPooled: round(sum(overheadAllSteps) / sum(inLoopFloorAllSteps), 3),
+            overheadVsInLoopAppend: ratioSpread(perRoundRatio(overhead, inLoopFloor)),
             pacedAppend: spread(pacedFloor),
             overheadVsPacedAppendPooled: round(sum(overhead) / sum(pacedFloor), 3),
-            overheadAllStepsVsPacedAppendPooled: round(sum(overheadAllSteps) / sum(pacedFloor), 3),
             overheadVsPacedAppend: ratioSpread(perRoundRatio(overhead, pacedFloor)),
             overheadVsAppend: ratioSpread(perRoundRatio(overhead, floorMs)),
             append: spread(floorMs),

@@ -77,8 +77,10 @@ export interface BenchLoop {
  * The scripted agent every loop measurement runs: `steps` tool steps (the model asks for one
  * tool call, the tool answers with `payloadBytes` of data), then a final answer. Per step,
  * `run()` appends twice: the assistant message with its call, then the tool result.
+ * `beforeWork`, when given, is awaited by the tool before it answers (the floor written from
+ * inside the loop, `floorInLoop`).
  */
-export function benchLoop(steps: number, payloadBytes: number): BenchLoop {
+export function benchLoop(steps: number, payloadBytes: number, beforeWork?: () => Promise<void>): BenchLoop {
   const data = 'x'.repeat(payloadBytes);
   const script: ScriptStep[] = [
     ...Array.from({ length: steps }, (_, n) => ({
@@ -96,7 +98,7 @@ export function benchLoop(steps: number, payloadBytes: number): BenchLoop {
         description: 'One step of work.',
         input: passThrough,
         safeToRetry: true,
-        handler: () => ({ data }),
+        handler: beforeWork ? () => beforeWork().then(() => ({ data })) : () => ({ data }),
       }),
     },
   });
@@ -266,5 +268,8 @@ export const withSeqs = (messages: NewMessage[], expectedSeq: number): MessageRe
   messages.map((message, i) => ({ ...message, seq: expectedSeq + i + 1 }));
 
 /** The bench agent with `toolSteps` + 1 iterations allowed. */
-export const benchAgent = (toolSteps: number, payloadBytes: number): AgentDefinition =>
-  benchLoop(toolSteps, payloadBytes).agent;
+export const benchAgent = (
+  toolSteps: number,
+  payloadBytes: number,
+  beforeWork?: () => Promise<void>,
+): AgentDefinition => benchLoop(toolSteps, payloadBytes, beforeWork).agent;

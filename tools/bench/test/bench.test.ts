@@ -135,8 +135,17 @@ function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: bo
   );
   if (hasFloor) {
     const floor = step.floor!;
-    for (const spread of [floor.pacedAppend, floor.append, floor.oneCommit, floor.twoCommit])
+    for (const spread of [
+      floor.inLoopAppend,
+      floor.pacedAppend,
+      floor.append,
+      floor.oneCommit,
+      floor.twoCommit,
+    ])
       expectSpread(spread, options.rounds, options.samples);
+    expectRatio(floor.overheadVsInLoopAppend);
+    expect(Number.isFinite(floor.overheadVsInLoopAppendPooled)).toBe(true);
+    expect(Number.isFinite(floor.overheadAllStepsVsInLoopAppendPooled)).toBe(true);
     expectRatio(floor.overheadVsPacedAppend);
     expectRatio(floor.overheadVsAppend);
     expect(Number.isFinite(floor.overheadVsPacedAppendPooled)).toBe(true);

@@ -1,6 +1,6 @@
 import { run } from '@agentstore/core';
 import { describe, expect, it } from 'vitest';
-import { handLoop, roundMeanGaps } from '../src/step.ts';
+import { floorInLoop, handLoop, roundMeanGaps } from '../src/step.ts';
 import {
   benchAgent,
   collectGarbage,
@@ -50,6 +50,29 @@ describe('the scripted model’s clock and the per-step gaps behind the headline
     expect(events).toEqual(['assistant>', 'tool>', 'assistant>', 'tool>', 'assistant>', 'tool>']);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toHaveLength(3);
+  });
+
+  it('the floor in the loop writes each call before its tool answers and each result after the next request, one write at a time', async () => {
+    const events: string[] = [];
+    const runs: number[][] = [];
+    let n = 0;
+    let inFlight = 0;
+    const write = async (messages: { role: string; content: string }[]) => {
+      expect(inFlight).toBe(0); // never two writes at once
+      inFlight += 1;
+      events.push(`${messages[0]!.role}>`);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight -= 1;
+    };
+    const sample = floorInLoop(3, 2, 16, write, () => stepMessages(n++, 16), runs)();
+    await sample();
+    // Every write, the last result included, has landed when the sample ends.
+    expect(events).toEqual(['assistant>', 'tool>', 'assistant>', 'tool>', 'assistant>', 'tool>']);
+    expect(inFlight).toBe(0);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toHaveLength(3);
+    // Write #1 is on the step's path: each gap holds at least its 1 ms write.
+    for (const gap of runs[0]!) expect(gap).toBeGreaterThanOrEqual(1);
   });
 
   it('pools each round’s runs after the warm-up run, per side', () => {
