@@ -57,13 +57,13 @@ export function buildStatements(n: TableNames): Statements {
    * (what run() writes) is bound as text and needs no array at all.
    *
    * The statement ends in the INSERT itself, with no RETURNING: a granted append returns no row
-   * to describe and parse, the floor's shape. Its WHERE refers to no row, so it is a one-time
-   * filter, evaluated once before anything is inserted: the granted head, or else the refusal
-   * function (migration 4), which raises APPEND_REFUSED with the session's head and lease as
-   * THIS statement saw them, and the server's clock ([head, holder, epoch, expiresAt, now]). The
-   * error is explained in the same round trip and from the same snapshot that refused it (a later
-   * read could find the lease released or the session re-created, and misname a fenced writer's
-   * refusal a seq conflict). COALESCE evaluates the refusal only when no head was granted. A
+   * to describe and parse, the floor's shape. Its WHERE is a one-time filter on one scalar
+   * subquery (an InitPlan), evaluated once before any message row is made (plans.test.ts pins
+   * this for every shape and plan): the granted head, or else the refusal function (migration 4),
+   * which raises APPEND_REFUSED with the session's head and lease as THIS statement saw them, and
+   * the server's clock ([head, holder, epoch, expiresAt, now]). The error is explained in the
+   * same round trip and from the same snapshot that refused it (a later read could find the lease
+   * released or the session re-created, and misname a fenced writer's refusal a seq conflict). COALESCE evaluates the refusal only when no head was granted. A
    * filter rather than a `verdict` CTE joined to the messages: no CTE to materialise and scan,
    * measured here ~30 µs (≈7%) cheaper per append, paced as in a step.
    */
@@ -95,11 +95,14 @@ export function buildStatements(n: TableNames): Statements {
     many: `SELECT $1::text, $2::bigint + m.ord, m.body::text
 FROM json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)`,
   };
-  // `granted`: the subqueries that may yield the new head, in order.
+  // `granted`: the CTEs that may yield the new head, in order. The decision is a scalar subquery
+  // of its own (an InitPlan, evaluated once), so the filter on it is a one-time filter in both
+  // shapes: written straight into WHERE, the call of the VOLATILE refusal function would make it
+  // a per-row filter on the messages, and an empty array would then skip the refusal.
   const insertIfGranted = (ctes: string, granted: string[], shape: keyof AppendStatements) => `WITH ${ctes}
 INSERT INTO ${n.messages} (session_id, seq, body)
 ${rows[shape]}
-WHERE COALESCE(${granted.map((cte) => `(SELECT head_seq FROM ${cte})`).join(', ')}, ${refusal}) IS NOT NULL`;
+WHERE (SELECT COALESCE(${granted.map((cte) => `(SELECT head_seq FROM ${cte})`).join(', ')}, ${refusal})) IS NOT NULL`;
   const both = (ctes: string, granted: string[]): AppendStatements => ({
     one: insertIfGranted(ctes, granted, 'one'),
     many: insertIfGranted(ctes, granted, 'many'),

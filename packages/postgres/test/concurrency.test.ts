@@ -1,5 +1,7 @@
 import { SeqConflictError } from '@agentstore/core';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { postgresStore } from '../src/index.ts';
 import { init, message, uniqueId, usePostgres } from './harness.ts';
 
 const server = usePostgres('conc');
@@ -47,6 +49,57 @@ describe('concurrency', () => {
       expect(loaded?.session).toMatchObject({ headSeq: 40, state: { step: 19 }, lease: null });
     }
   });
+
+  /*
+   * The append has a statement per shape (one message bound as text, several as a JSON array),
+   * and a prepared statement may run on a custom or a generic plan. Racers with the same
+   * expectedSeq and different sizes: exactly one wins every round, whatever the plan, and every
+   * other one is refused as a seq conflict at the winner's head, with nothing of its own stored.
+   */
+  it.each(['force_custom_plan', 'force_generic_plan'])(
+    'same-seq racers of 1, 2, 3 and 64 messages under %s: one winner per round, the rest refused, exactly the winners stored',
+    async (planMode) => {
+      const pool = new pg.Pool({ connectionString: server.url, max: 6 });
+      pool.on('connect', (client) => {
+        client.query(`SET plan_cache_mode = ${planMode}`).catch(() => {});
+      });
+      try {
+        const store = postgresStore({ pool }, { schema: server.schema });
+        const id = uniqueId('shapes-race');
+        const sizes = [1, 3, 64, 1, 2, 3];
+        const winners: string[] = [];
+        let head = 0;
+        for (let round = 0; round < 20; round++) {
+          const batches = sizes.map((size, w) =>
+            Array.from({ length: size }, (_, i) => message(`r${round}-w${w}-${i}`)),
+          );
+          const outcomes = await Promise.allSettled(
+            batches.map((messages) =>
+              store.append(id, { expectedSeq: head, messages, session: { init: init() }, lease: null }),
+            ),
+          );
+          const won = outcomes.flatMap((outcome, w) => (outcome.status === 'fulfilled' ? [w] : []));
+          expect(won).toHaveLength(1);
+          const winner = batches[won[0]!]!;
+          expect(outcomes[won[0]!]).toEqual({
+            status: 'fulfilled',
+            value: { headSeq: head + winner.length },
+          });
+          head += winner.length;
+          for (const outcome of outcomes) {
+            if (outcome.status === 'rejected')
+              expect(outcome.reason).toMatchObject({ code: 'SEQ_CONFLICT', actualSeq: head });
+          }
+          winners.push(...winner.map((m) => m.id));
+        }
+        const rows = await storedIds(id);
+        expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: head }, (_, i) => i + 1));
+        expect(rows.map((r) => r.id)).toEqual(winners);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
 
   it('writers racing on the same sessions: exactly one wins each seq, the losers get SeqConflictError', async () => {
     const store = await server.store();

@@ -19,6 +19,8 @@ interface PlanNode {
   'Relation Name'?: string;
   'Index Name'?: string;
   'Temp Written Blocks'?: number;
+  Filter?: string;
+  'One-Time Filter'?: string;
   Plans?: PlanNode[];
 }
 
@@ -75,6 +77,38 @@ ANALYZE ${names.sessions}; ANALYZE ${names.messages};`);
       client.release();
     }
   }
+
+  /*
+   * An append decides grant or refusal once, before any message row is made: the decision is a
+   * scalar subquery (an InitPlan) under a one-time filter. Written straight into WHERE, the call
+   * of the VOLATILE refusal function made it a per-row filter on the messages in the `many`
+   * shape (an attack found it with EXPLAIN): an empty array would then have skipped the refusal.
+   */
+  it('every append statement decides once, in a one-time filter, and never calls the refusal per row', async () => {
+    for (const [statements, first] of [
+      [sql.append, false],
+      [sql.appendFirst, true],
+    ] as const) {
+      for (const shape of ['one', 'many'] as const) {
+        const body = shape === 'one' ? '{"id":"a"}' : '[{"id":"a"},{"id":"b"}]';
+        const values = ['s-000002', 5, 'holder', 1, '2026-01-01T00:00:00.000Z', '{}', 'false', body, 2];
+        if (first) values.push('agent', 'owner', 'tenant', 'null');
+        for (const nodes of await plans(statements[shape], values)) {
+          const shapeText = JSON.stringify(
+            nodes.map((n) => [n['Node Type'], n.Filter, n['One-Time Filter']]),
+          );
+          expect(
+            nodes.some((n) => /IS NOT NULL/.test(n['One-Time Filter'] ?? '')),
+            shapeText,
+          ).toBe(true);
+          expect(
+            nodes.filter((n) => (n.Filter ?? '').includes('refuse_append')),
+            shapeText,
+          ).toEqual([]);
+        }
+      }
+    }
+  });
 
   /**
    * The plan reads one of `indexes` (a filter's own index, or a combined one that leads with the
