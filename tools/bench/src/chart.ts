@@ -16,7 +16,7 @@ const LEVEL_COLORS = ['#0f766e', '#14b8a6', '#5eead4', '#a16207', '#eab308', '#f
 
 /** Read by screen readers and shown as a tooltip. */
 const CHART_TITLE =
-  'agentstore benchmark: durable overhead per tool step against one floor append made from inside the same agent loop, and steps per second by concurrency for the store and its floor';
+  'agentstore benchmark: durable overhead per tool step against one floor append paced as a step, and steps per second by concurrency for the store and its floor';
 
 export const escapeXml = (text: string): string =>
   text
@@ -151,7 +151,7 @@ export function renderChart(report: BenchReport): string {
         `Per tool step through run() (model ${options.modelLatencyMs} ms), median of ${options.rounds} rounds (log scale)`,
         [
           { label: 'durable overhead / step', color: COLORS.store },
-          { label: 'one floor append, in the same loop', color: COLORS.floor },
+          { label: 'one floor append, paced as a step', color: COLORS.floor },
           { label: 'two-commit floor / step', color: '#d1d5db' },
         ],
         'overhead ÷ floor append',
@@ -169,10 +169,10 @@ export function renderChart(report: BenchReport): string {
             store: r.store,
             bars: [
               bar('overhead', 'durable overhead per step', step.overheadPerStep.p50Us, COLORS.store),
-              bar('floor', 'one floor append, in the same loop', floor.inLoopAppend.p50Us, COLORS.floor),
+              bar('floor', 'one floor append, paced as a step', floor.pacedAppend.p50Us, COLORS.floor),
               bar('two-commit', 'two-commit floor per step', floor.twoCommit.p50Us, '#d1d5db'),
             ],
-            aside: formatRatio(floor.overheadVsInLoopAppendPooled),
+            aside: formatRatio(floor.overheadVsPacedAppendPooled),
           };
         }),
         formatMicros,

@@ -30,11 +30,12 @@ function stepRows(stores: MeasuredStore[]): string[] {
   const header = [
     'store',
     '**durable overhead / step**',
-    'one floor append, in the same loop',
-    '**overhead ÷ in-loop floor append: pooled** (per round: median, lowest–highest)',
+    'one floor append, paced as a step',
+    '**overhead ÷ paced floor append: pooled** (per round: median, lowest–highest)',
     'the same, each run’s first step counted too',
-    'one floor append, paced in a bare loop',
-    'overhead ÷ paced floor append: pooled (per round)',
+    'one floor append, made inside the same loop',
+    'overhead ÷ in-loop floor append: pooled (per round)',
+    'in-loop − paced floor append',
     'one floor append, back-to-back',
     'overhead ÷ back-to-back floor append',
     'write #1 via store',
@@ -55,15 +56,16 @@ function stepRows(stores: MeasuredStore[]): string[] {
     return [
       r.store,
       `**${formatSpread(s.overheadPerStep)}**`,
-      f ? formatSpread(f.inLoopAppend) : '–',
-      f
-        ? `**${formatRatio(f.overheadVsInLoopAppendPooled)}** (${formatRatioSpread(f.overheadVsInLoopAppend)})`
-        : '– (no floor)',
-      f ? formatRatio(f.overheadAllStepsVsInLoopAppendPooled) : '–',
       f ? formatSpread(f.pacedAppend) : '–',
       f
-        ? `${formatRatio(f.overheadVsPacedAppendPooled)} (${formatRatioSpread(f.overheadVsPacedAppend)})`
+        ? `**${formatRatio(f.overheadVsPacedAppendPooled)}** (${formatRatioSpread(f.overheadVsPacedAppend)})`
+        : '– (no floor)',
+      f ? formatRatio(f.overheadAllStepsVsPacedAppendPooled) : '–',
+      f ? formatSpread(f.inLoopAppend) : '–',
+      f
+        ? `${formatRatio(f.overheadVsInLoopAppendPooled)} (${formatRatioSpread(f.overheadVsInLoopAppend)})`
         : '–',
+      f ? formatSpread(f.inLoopContext) : '–',
       f ? formatSpread(f.append) : '–',
       f ? formatRatioSpread(f.overheadVsAppend) : '–',
       formatSpread(s.storeAppend),
@@ -158,11 +160,11 @@ export function resultsMarkdown(report: BenchReport): string {
     '## Results',
     '',
     provenance(report),
-    'Every time is the median of the per-round figures (a round’s median; its mean for the per-step overhead, the in-loop and paced floor appends and the loop CPU), with the lowest and highest round in brackets; ratios are per round, summarised the same way, except the pooled headline.',
+    'Every time is the median of the per-round figures (a round’s median; its mean for the per-step overhead, the paced and in-loop floor appends and the loop CPU), with the lowest and highest round in brackets; ratios are per round, summarised the same way, except the pooled headline.',
     '',
     '### Per tool step, through run()',
     '',
-    `What durability adds to one tool step (call committed, no-op tool, result committed; write #2 overlapping the next model request), with a scripted model of fixed ${report.options.modelLatencyMs} ms latency (never shorter), runs of S = ${report.options.steps} and 2S = ${2 * report.options.steps} tool steps, durable and without a store, interleaved in the same rounds. **Durable overhead / step**: for every tool step the model records the time from the moment its reply was due to the next request (write #1, the tool, and any lateness of a reply the loop was too busy to take; write #2 is started after the request, as run() does, so it shows only if it delays a reply or is still in flight when write #1 must go); per round, the mean over every step but each run's first of the durable runs less the same without a store. A run's first tool step is left out on both sides because its write #1 also stores the user's message and is the session's first append: per-run work, reported in the fixed overhead / run; the pooled ratio with it counted is its own column. **One floor append, in the same loop**: the adapter's floor written where a durable run writes, from inside the same agent loop: runs of S and 2S steps through run() with no store, whose tool awaits the floor's write #1 (the call) before its work and whose model starts the floor's write #2 (the result) after each next request; measured the same way, less the same runs with no store. A floor append costs more inside an agent loop than in a bare one (the loop's own work runs around it, and the code and data it touches are no longer hot), and the store's append pays the same: like is compared with like. **One floor append, paced in a bare loop**: a hand-written loop that does nothing but drive the floor the same way (same model, write #1 awaited, the next request, then write #2; 3S steps a sample), less the same loop writing nothing: the cheapest context a floor append can have, in its own column. **The headline is pooled**: the mean overhead over all rounds ÷ the mean in-loop floor append over all rounds, the per-round ratios beside it. Target (issue #17): ${HEADLINE_TARGET.what}, on the pooled ratio. The same overhead against the floor append timed back-to-back is its own column (a connection kept busy answers faster than one idle for a model call; read both). The cross-checks: the overhead from whole-run wall times (((durable 2S − durable S) − (stateless 2S − stateless S)) ÷ S; the lease, the load, the answer and the release cancel out and make the fixed overhead / run), and write #1 through the store against the floor append, each timed back-to-back.`,
+    `What durability adds to one tool step (call committed, no-op tool, result committed; write #2 overlapping the next model request), with a scripted model of fixed ${report.options.modelLatencyMs} ms latency (never shorter), runs of S = ${report.options.steps} and 2S = ${2 * report.options.steps} tool steps, durable and without a store, interleaved in the same rounds. **Durable overhead / step**: for every tool step the model records the time from the moment its reply was due to the next request (write #1, the tool, and any lateness of a reply the loop was too busy to take; write #2 is started after the request, as run() does, so it shows only if it delays a reply or is still in flight when write #1 must go); per round, the mean over every step but each run's first of the durable runs less the same without a store. A run's first tool step is left out on both sides because its write #1 also stores the user's message and is the session's first append: per-run work, reported in the fixed overhead / run; the pooled ratio with it counted is its own column. **One floor append, paced as a step**: a hand-written loop drives the adapter's floor the same way (same model, write #1 awaited, the next request, then write #2; 3S steps a sample, as many gaps per round as the durable runs give), measured the same way, less the same loop writing nothing. **The headline is pooled**: the mean overhead over all rounds ÷ the mean paced floor append over all rounds, the per-round ratios beside it. **One floor append, made inside the same loop** (context, not the headline): the same floor written where a durable run writes, from run()s of S and 2S steps with no store (the tool awaits write #1, the model starts write #2 after each next request), less the same runs writing nothing; the column after it is, per round, that append less the paced one: what an agent loop's own work around a floor append adds to it on this machine. Target (issue #17): ${HEADLINE_TARGET.what}, on the pooled ratio. The same overhead against the floor append timed back-to-back is its own column (a connection kept busy answers faster than one idle for a model call; read both). The cross-checks: the overhead from whole-run wall times (((durable 2S − durable S) − (stateless 2S − stateless S)) ÷ S; the lease, the load, the answer and the release cancel out and make the fixed overhead / run), and write #1 through the store against the floor append, each timed back-to-back.`,
     '',
     ...stepRows(measured),
     '',

@@ -81,7 +81,7 @@ export const isMeasured = (result: StoreResult): result is MeasuredStore => resu
 /** The target the headline is judged on, and its limit (issue #17): Postgres overhead ≤ 1.2× one floor append. */
 export const HEADLINE_TARGET = {
   ratio: 1.2,
-  what: 'Postgres durable overhead per tool step ≤ 1.2× one floor append (made from inside the same agent loop)',
+  what: 'Postgres durable overhead per tool step ≤ 1.2× one floor append (paced as a step)',
 };
 
 export const REPORT_NOTE =

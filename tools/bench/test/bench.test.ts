@@ -143,10 +143,12 @@ function expectComplete(result: MeasuredStore, report: BenchReport, hasFloor: bo
       floor.twoCommit,
     ])
       expectSpread(spread, options.rounds, options.samples);
+    expectRatio(floor.overheadVsPacedAppend);
+    expect(Number.isFinite(floor.overheadAllStepsVsPacedAppendPooled)).toBe(true);
     expectRatio(floor.overheadVsInLoopAppend);
     expect(Number.isFinite(floor.overheadVsInLoopAppendPooled)).toBe(true);
-    expect(Number.isFinite(floor.overheadAllStepsVsInLoopAppendPooled)).toBe(true);
-    expectRatio(floor.overheadVsPacedAppend);
+    // A difference of two times (either sign), over the same rounds.
+    expect(floor.inLoopContext.rounds).toBe(options.rounds);
     expectRatio(floor.overheadVsAppend);
     expect(Number.isFinite(floor.overheadVsPacedAppendPooled)).toBe(true);
     expectRatio(floor.marginalVsAppend);

@@ -43,13 +43,10 @@ describe('the perf job (shape only, never judged on time)', () => {
     expect(verdicts.map((v) => [v.what, v.limit])).toEqual([
       ['write #1 via store ÷ one floor append', 3],
       ['marginal durable overhead per tool step ÷ two-commit floor step', 3],
-      [
-        expect.stringMatching(/÷ one floor append in the same loop \(the bench headline; model 1 ms\)$/),
-        null,
-      ],
+      [expect.stringMatching(/÷ one floor append paced as a step \(the bench headline; model 1 ms\)$/), null],
     ]);
     expect(verdicts[0]!.ratio).toEqual(step.floor!.storeAppendVsAppend);
-    expect(verdicts[2]!.ratio).toEqual(step.floor!.overheadVsInLoopAppend);
+    expect(verdicts[2]!.ratio).toEqual(step.floor!.overheadVsPacedAppend);
   });
 
   it('fails a judged ratio whose median round is beyond the limit, and never the reported one', () => {
@@ -68,13 +65,14 @@ describe('the perf job (shape only, never judged on time)', () => {
       fixedPerRun: spread,
       storeAppend: spread,
       floor: {
-        inLoopAppend: spread,
-        overheadVsInLoopAppendPooled: 9,
-        overheadAllStepsVsInLoopAppendPooled: 9,
-        overheadVsInLoopAppend: ratio(9),
         pacedAppend: spread,
         overheadVsPacedAppendPooled: 9,
+        overheadAllStepsVsPacedAppendPooled: 9,
         overheadVsPacedAppend: ratio(9),
+        inLoopAppend: spread,
+        overheadVsInLoopAppendPooled: 9,
+        overheadVsInLoopAppend: ratio(9),
+        inLoopContext: spread,
         overheadVsAppend: ratio(9),
         append: spread,
         oneCommit: spread,

@@ -18,6 +18,12 @@ describe('the order sides are sampled in', () => {
     expect(after.size).toBe(20);
   });
 
+  it('does not start every round the same way: small consecutive seeds give unrelated first orders', () => {
+    // Rounds seed 2, 3, 4, …: the last side of each round's first sample must vary.
+    const lastOfFirst = Array.from({ length: 20 }, (_, r) => roundOrders(12, r + 2)()[11]);
+    expect(new Set(lastOfFirst).size).toBeGreaterThan(5);
+  });
+
   it('gives the same orders for the same seed and others for another seed', () => {
     const draw = (seed: number) => {
       const next = roundOrders(6, seed);

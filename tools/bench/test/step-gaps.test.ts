@@ -75,6 +75,19 @@ describe('the scripted model’s clock and the per-step gaps behind the headline
     for (const gap of runs[0]!) expect(gap).toBeGreaterThanOrEqual(1);
   });
 
+  it('the floor in the loop fails the sample when a write fails, rather than counting a step that wrote nothing', async () => {
+    const runs: number[][] = [];
+    let n = 0;
+    let writes = 0;
+    const write = async () => {
+      writes += 1;
+      if (writes === 3) throw new Error('the floor refused');
+    };
+    const sample = floorInLoop(3, 1, 16, write, () => stepMessages(n++, 16), runs)();
+    await expect(sample()).rejects.toThrow('the floor refused');
+    expect(runs).toEqual([]);
+  });
+
   it('pools each round’s runs after the warm-up run, per side', () => {
     const sideA = [[100], [1, 3], [5], [7, 9], [11]];
     const sideB = [[100], [2], [4], [6], [8]];

@@ -81,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
         );
         const f = step.floor!;
         console.log(
-          `  durable overhead / step ${formatSpread(step.overheadPerStep)}, one floor append in the same loop ${formatSpread(f.inLoopAppend)}, paced in a bare loop ${formatSpread(f.pacedAppend)}, ` +
+          `  durable overhead / step ${formatSpread(step.overheadPerStep)}, one floor append paced as a step ${formatSpread(f.pacedAppend)} (made inside the same loop ${formatSpread(f.inLoopAppend)}), ` +
             `marginal / step from whole runs ${formatSpread(step.marginalPerStep)}, fixed / run ${formatSpread(step.fixedPerRun)}, ` +
             `write #1 via store ${formatSpread(step.storeAppend)}, one floor append back-to-back ${formatSpread(f.append)}, two-commit floor step ${formatSpread(f.twoCommit)}`,
         );
