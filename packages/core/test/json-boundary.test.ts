@@ -80,6 +80,15 @@ describe('the JSON boundary', () => {
     expect(isPlainJson([atLimit])).toBe(false);
   });
 
+  it('decides values of any size the same way: a large one, and a fault deep inside one, are judged in full', () => {
+    // Past the quick check's reach (10,000 values), the full check decides, with the same rules.
+    const wide = Array.from({ length: 20_000 }, (_, i) => ({ i, text: `v${i}` }));
+    expect(isPlainJson(wide)).toBe(true);
+    expect(refusal([...wide, { text: 'x\uD800' }], 'state')).toMatchObject({ argument: 'state[20000].text' });
+    expect(refusal({ a: [1, 2, { b: new Date(0) }] }, 'state')).toMatchObject({ argument: 'state.a[2].b' });
+    expect(isPlainJson(Object.assign(Object.create(null), { a: [null, true, -0, 'ok'] }))).toBe(true);
+  });
+
   it('tells well-formed UTF-16 from lone surrogates', () => {
     for (const text of ['', 'a', '😀', 'x\uFFFD']) expect(isWellFormedText(text)).toBe(true);
     for (const text of ['x\uD800', 'x\uDBFF', 'x\uDFFF', '\uDC00😀'])
