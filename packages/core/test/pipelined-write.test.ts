@@ -15,6 +15,7 @@ import {
   faultyStore,
   isSimulatedCrash,
   SimulatedCrashError,
+  scriptedLlm,
 } from '../src/testing/index.ts';
 import { resumeUntilComplete, sideEffectLedger } from './fixtures.ts';
 import { drainEventLoop, gatedStore, loggedLlm, type ModelHook } from './pipeline-fixtures.ts';
@@ -269,6 +270,27 @@ describe('a fresh call is readied while write #1 is in flight', () => {
     expect((await running).status).toBe('complete');
     expect(log).toEqual(['schema {"n":1}', 'handler 1', 'schema {"n":2}', 'handler 2']);
     await expectContiguous(inner, 's');
+  });
+
+  it('its schema runs only after write #1 was sent, by a store that sends once the microtasks are done (as pg’s pool does)', async () => {
+    const log: string[] = [];
+    const inner = durableMemoryStore();
+    // pg-pool hands a pooled client over in a process.nextTick, which runs only once the
+    // microtask queue is empty: work queued as microtasks before it would delay the send.
+    const store: AgentStore = {
+      ...inner,
+      append: (sessionId, input) =>
+        new Promise((resolve, reject) => {
+          process.nextTick(() => {
+            if (input.messages.some((message) => message.toolCalls?.length)) log.push('write #1 sent');
+            inner.append(sessionId, input).then(resolve, reject);
+          });
+        }),
+    };
+    const llm = scriptedLlm([{ toolCalls: [{ id: 'c1', name: 'send', input: { n: 1 } }] }, { text: 'done' }]);
+    const result = await run(loggingAgent(log), { store, sessionId: 's', message: 'go', llm });
+    expect(result.status).toBe('complete');
+    expect(log).toEqual(['write #1 sent', 'schema {"n":1}', 'handler 1']);
   });
 
   it('a write #1 that fails runs no handler, and the readied call is dropped quietly', async () => {
