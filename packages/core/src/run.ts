@@ -443,11 +443,12 @@ async function loop(
       const requests = waiting.length ? approvalRequestMessages(scope, waiting) : [];
       const runNow = calls.filter((call) => !waiting.includes(call));
       const writing = commitNow(conversation, firstWrite(first, step, requests, conversation.ledger.limits)); // write #1
-      // Readied (input validated, context built) while write #1 is in flight, from the next turn:
-      // started before it, their copy, schema and key hash ran ahead of the append's send (pg's
-      // pool sends only once the microtasks are done; measured here, 30–45 µs later). No handler
-      // runs before write #1 lands. Observed by settleAndCommit, or moot if write #1 fails.
-      const prepared = runNow.map((call) => onNextTurn(() => prepareFreshCall(scope, call)));
+      // Readied (input validated, context built) while write #1 is in flight, from the next turn
+      // (or once it is done, for a store that answers at once): started before it, their copy,
+      // schema and key hash ran ahead of the append's send (pg's pool sends only once the
+      // microtasks are done; measured here, 30–45 µs later). No handler runs before write #1
+      // lands. Observed by settleAndCommit, or moot if write #1 fails.
+      const prepared = runNow.map((call) => onNextTurn(() => prepareFreshCall(scope, call), writing));
       for (const ready of prepared) ready.catch(() => undefined);
       await writing;
       if (runNow.length) pending = await settleAndCommit(conversation, runNow, false, prepared); // write #2, in flight
