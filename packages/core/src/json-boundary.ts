@@ -67,8 +67,7 @@ function kindOf(value: unknown): string {
  * 100,000 deep is refused, never a stack overflow.
  */
 export function assertPlainJson(value: unknown, path: string): void {
-  quickNodes = 0;
-  if (isCertainlyPlainJson(value, 0)) return;
+  if (isCertainlyPlainJson(value, 0, { nodes: 0 })) return;
   const fail = (frame: Frame, reason: string): never => {
     throw new InvalidArgumentError({ argument: pathOf(frame, path), reason });
   };
@@ -143,7 +142,6 @@ export function assertPlainJson(value: unknown, path: string): void {
 
 /** Values the quick check looks at before it leaves a value to the full one. */
 const QUICK_MAX_NODES = 10_000;
-let quickNodes = 0;
 
 /**
  * The common case of `assertPlainJson` (a message, a tool input, a session state) without its
@@ -153,8 +151,8 @@ let quickNodes = 0;
  * limit): the full check then runs and names what is wrong. Recursion stops at MAX_JSON_DEPTH,
  * so it cannot overflow the stack.
  */
-function isCertainlyPlainJson(v: unknown, depth: number): boolean {
-  if (++quickNodes > QUICK_MAX_NODES) return false;
+function isCertainlyPlainJson(v: unknown, depth: number, seen: { nodes: number }): boolean {
+  if (++seen.nodes > QUICK_MAX_NODES) return false;
   switch (typeof v) {
     case 'string':
       return isWellFormedText(v);
@@ -174,7 +172,7 @@ function isCertainlyPlainJson(v: unknown, depth: number): boolean {
     const length = v.length;
     if (length > QUICK_MAX_NODES) return false;
     for (let i = 0; i < length; i++) {
-      if (!Object.hasOwn(v, i) || !isCertainlyPlainJson(v[i], depth + 1)) return false;
+      if (!Object.hasOwn(v, i) || !isCertainlyPlainJson(v[i], depth + 1, seen)) return false;
     }
     return Object.keys(v).length === length;
   }
@@ -182,8 +180,8 @@ function isCertainlyPlainJson(v: unknown, depth: number): boolean {
   if (proto !== Object.prototype && proto !== null) return false;
   if (Object.getOwnPropertySymbols(v).length) return false;
   for (const key of Object.keys(v)) {
-    if (!isWellFormedText(key) || !isCertainlyPlainJson((v as Record<string, unknown>)[key], depth + 1))
-      return false;
+    const child = (v as Record<string, unknown>)[key];
+    if (!isWellFormedText(key) || !isCertainlyPlainJson(child, depth + 1, seen)) return false;
   }
   return true;
 }

@@ -9,12 +9,17 @@ const immediate = (globalThis as { setImmediate?: (callback: () => void) => unkn
  * store) starts it at once, without waiting for a turn.
  */
 export function onNextTurn<T>(task: () => Promise<T>, settled?: Promise<unknown>): Promise<T> {
-  return new Promise<T>((resolve) => {
+  return new Promise<T>((resolve, reject) => {
     let started = false;
     const start = () => {
       if (started) return;
       started = true;
-      resolve(task());
+      // A task that throws instead of rejecting must not throw inside a timer callback.
+      try {
+        resolve(task());
+      } catch (error) {
+        reject(error);
+      }
     };
     if (immediate) immediate(start);
     else setTimeout(start, 0);

@@ -63,9 +63,10 @@ export function buildStatements(n: TableNames): Statements {
    * which raises APPEND_REFUSED with the session's head and lease as THIS statement saw them, and
    * the server's clock ([head, holder, epoch, expiresAt, now]). The error is explained in the
    * same round trip and from the same snapshot that refused it (a later read could find the lease
-   * released or the session re-created, and misname a fenced writer's refusal a seq conflict). COALESCE evaluates the refusal only when no head was granted. A
-   * filter rather than a `verdict` CTE joined to the messages: no CTE to materialise and scan,
-   * measured here ~30 µs (≈7%) cheaper per append, paced as in a step.
+   * released or the session re-created, and misname a fenced writer's refusal a seq conflict).
+   * COALESCE evaluates the refusal only when no head was granted. A filter rather than a `verdict`
+   * CTE joined to the messages: no CTE to materialise and scan, measured here ~30 µs (≈7%) cheaper
+   * per append, paced as in a step.
    */
   const advanced = `advanced AS (
   UPDATE ${n.sessions} AS s SET

@@ -59,11 +59,15 @@ describe('concurrency', () => {
   it.each(['force_custom_plan', 'force_generic_plan'])(
     'same-seq racers of 1, 2, 3 and 64 messages under %s: one winner per round, the rest refused, exactly the winners stored',
     async (planMode) => {
-      const pool = new pg.Pool({ connectionString: server.url, max: 6 });
-      pool.on('connect', (client) => {
-        client.query(`SET plan_cache_mode = ${planMode}`).catch(() => {});
+      // Set by the server at connect, on every connection of the pool (a failed setting fails the connect).
+      const pool = new pg.Pool({
+        connectionString: server.url,
+        max: 6,
+        options: `-c plan_cache_mode=${planMode}`,
       });
       try {
+        const shown = await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
+        expect(shown.rows[0]!.plan_cache_mode).toBe(planMode);
         const store = postgresStore({ pool }, { schema: server.schema });
         const id = uniqueId('shapes-race');
         const sizes = [1, 3, 64, 1, 2, 3];
