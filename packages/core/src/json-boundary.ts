@@ -67,7 +67,6 @@ function kindOf(value: unknown): string {
  * 100,000 deep is refused, never a stack overflow.
  */
 export function assertPlainJson(value: unknown, path: string): void {
-  if (isCertainlyPlainJson(value, 0, { nodes: 0 })) return;
   const fail = (frame: Frame, reason: string): never => {
     throw new InvalidArgumentError({ argument: pathOf(frame, path), reason });
   };
@@ -138,52 +137,6 @@ export function assertPlainJson(value: unknown, path: string): void {
       stack.push(child);
     }
   }
-}
-
-/** Values the quick check looks at before it leaves a value to the full one. */
-const QUICK_MAX_NODES = 10_000;
-
-/**
- * The common case of `assertPlainJson` (a message, a tool input, a session state) without its
- * bookkeeping: the same rules, checked recursively with no frame, path or cycle set allocated.
- * It runs on every append, twice per step on the loop's path. True only when `value` is plain
- * JSON; false when it is not, or is too big or too deep to be sure here (a cycle ends at the depth
- * limit): the full check then runs and names what is wrong. Recursion stops at MAX_JSON_DEPTH,
- * so it cannot overflow the stack.
- */
-function isCertainlyPlainJson(v: unknown, depth: number, seen: { nodes: number }): boolean {
-  if (++seen.nodes > QUICK_MAX_NODES) return false;
-  switch (typeof v) {
-    case 'string':
-      return isWellFormedText(v);
-    case 'boolean':
-      return true;
-    case 'number':
-      return Number.isFinite(v);
-    case 'object':
-      break;
-    default:
-      return false;
-  }
-  if (v === null) return true;
-  if (depth >= MAX_JSON_DEPTH || v instanceof Uncopied) return false;
-  if (Array.isArray(v)) {
-    if (Object.getPrototypeOf(v) !== Array.prototype) return false;
-    const length = v.length;
-    if (length > QUICK_MAX_NODES) return false;
-    for (let i = 0; i < length; i++) {
-      if (!Object.hasOwn(v, i) || !isCertainlyPlainJson(v[i], depth + 1, seen)) return false;
-    }
-    return Object.keys(v).length === length;
-  }
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return false;
-  if (Object.getOwnPropertySymbols(v).length) return false;
-  for (const key of Object.keys(v)) {
-    const child = (v as Record<string, unknown>)[key];
-    if (!isWellFormedText(key) || !isCertainlyPlainJson(child, depth + 1, seen)) return false;
-  }
-  return true;
 }
 
 /** True when `assertPlainJson` accepts `value`. */

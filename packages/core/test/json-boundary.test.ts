@@ -89,6 +89,18 @@ describe('the JSON boundary', () => {
     expect(isPlainJson(Object.assign(Object.create(null), { a: [null, true, -0, 'ok'] }))).toBe(true);
   });
 
+  it('reads each value once: a getter that answers differently on a second read cannot talk its way in', () => {
+    let reads = 0;
+    const shifty = {
+      get a() {
+        reads += 1;
+        return reads === 1 ? undefined : 1;
+      },
+    };
+    expect(refusal(shifty, 'v')).toMatchObject({ argument: 'v.a' });
+    expect(reads).toBe(1);
+  });
+
   it('tells well-formed UTF-16 from lone surrogates', () => {
     for (const text of ['', 'a', '😀', 'x\uFFFD']) expect(isWellFormedText(text)).toBe(true);
     for (const text of ['x\uD800', 'x\uDBFF', 'x\uDFFF', '\uDC00😀'])
