@@ -6,6 +6,7 @@
  */
 export { type AgentConfig, type AgentDefinition, defineAgent } from './agent.ts';
 export type { ApprovalDecision, PendingApproval } from './approvals.ts';
+export type { BackgroundErrorContext, BackgroundErrorHandler } from './background-errors.ts';
 export * from './errors.ts';
 export { idempotencyKeyFor } from './idempotency.ts';
 /** The lease TTLs `run()` (`leaseTtlMs`) and every store accept. */

@@ -28,6 +28,7 @@ interface CheckedOptions {
   leaseTtlMs?: number | undefined;
   leaseWaitMs?: number | undefined;
   approvals?: unknown;
+  onBackgroundError?: unknown;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -124,6 +125,9 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
       argument: 'leaseWaitMs',
       reason: `must be an integer from 0 to ${MAX_LEASE_WAIT_MS} (got ${String(wait)})`,
     });
+  }
+  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== 'function') {
+    throw new InvalidArgumentError({ argument: 'onBackgroundError', reason: 'must be a function' });
   }
   if (options.approvals !== undefined) {
     checkApprovals(options.approvals);

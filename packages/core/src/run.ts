@@ -9,6 +9,11 @@ import {
   toPendingApproval,
 } from './approvals.ts';
 import {
+  type BackgroundErrorContext,
+  type BackgroundErrorHandler,
+  warnBackgroundError,
+} from './background-errors.ts';
+import {
   InvalidArgumentError,
   isAgentStoreError,
   LeaseLostError,
@@ -85,6 +90,13 @@ export interface RunOptions {
   leaseWaitMs?: number;
   /** Decisions for calls the session waits on (`status: 'awaiting-approval'`), by tool-call id. */
   approvals?: Record<string, ApprovalDecision>;
+  /**
+   * Called when a store call nobody awaits any more fails: after an abort, the lease is released
+   * once an abandoned acquire or append settles, and that release failed (the session stays busy
+   * until the lease expires). Default: `console.warn`. It must not throw: a throw becomes an
+   * unhandled rejection.
+   */
+  onBackgroundError?: BackgroundErrorHandler;
 }
 
 export interface RunResult {
@@ -618,6 +630,14 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     state: { usage: { inputTokens: 0, outputTokens: 0 } },
   };
   const holder = newId();
+  const onBackgroundError = options.onBackgroundError ?? warnBackgroundError;
+  /** Frees a lease nobody waits on any more; a failure goes to onBackgroundError. */
+  const releaseInBackground = (token: LeaseToken, after: BackgroundErrorContext['after']) =>
+    // (A store that throws instead of rejecting is reported the same way.)
+    new Promise((resolve) => resolve(store.releaseLease(sessionId, token))).then(
+      undefined,
+      (error: unknown) => onBackgroundError(error, { operation: 'releaseLease', sessionId, after }),
+    );
   // The lease is measured from the send of the acquire that granted it (monotonic clock).
   let sentAt = performance.now();
   let lastAcquire: Promise<{ epoch: number }> | null = null;
@@ -635,8 +655,9 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     // after all, free that lease rather than leave the session blocked for a whole TTL.
     if (outer.aborted && lastAcquire !== null) {
       lastAcquire.then(
-        (late) => store.releaseLease(sessionId, { holder, epoch: late.epoch }).catch(() => {}),
-        () => {},
+        (late) => releaseInBackground({ holder, epoch: late.epoch }, 'abandoned-acquire'),
+        // Refused or failed: no lease was granted, so there is nothing to free.
+        () => undefined,
       );
     }
     throw error;
@@ -752,7 +773,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         // the lease would fence it and drop a result whose effect happened. So the release
         // follows it, best-effort and unawaited (nobody is waiting for this run any more); if
         // the append never answers, the lease lapses after its TTL, renewals having stopped.
-        const releaseLater = () => store.releaseLease(sessionId, lease).catch(() => undefined);
+        const releaseLater = () => releaseInBackground(lease, 'abandoned-append');
         abandoned.then(releaseLater, releaseLater);
       } else {
         // The run's own error is what the caller needs; a failed release only delays the next
