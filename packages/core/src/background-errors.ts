@@ -1,23 +1,44 @@
 /**
- * What a store call nobody awaits any more was doing when it failed. After the caller aborts,
+ * What a store call whose failure no caller can be told of was doing. After the caller aborts,
  * run() still frees the lease once an abandoned acquire is granted or an abandoned append settles
- * (released earlier, the lease would fence an append that may yet land); the caller is gone by
- * then, so a failure of that release is handed to `onBackgroundError` rather than returned.
+ * (released earlier, the lease would fence an append that may yet land), and it stops waiting for
+ * a release that has not answered; a run may also fail with a value that cannot carry
+ * `leaseReleaseError`. Such failures go to `onBackgroundError` rather than nowhere.
  */
-export interface BackgroundErrorContext {
-  operation: 'releaseLease';
-  sessionId: string;
-  /** What the caller abandoned: an acquire granted after all, or an append left unanswered. */
-  after: 'abandoned-acquire' | 'abandoned-append';
-}
+export type BackgroundErrorContext =
+  | {
+      operation: 'releaseLease';
+      sessionId: string;
+      /**
+       * Why nobody hears of it: the lease was granted to an acquire the caller had abandoned;
+       * an append the caller abandoned settled first; run() stopped waiting for the release
+       * (the caller aborted, or it did not answer within the lease's safe window); or the run
+       * failed with a value that cannot carry `leaseReleaseError` (not an extensible object).
+       */
+      after: 'abandoned-acquire' | 'abandoned-append' | 'unanswered-release' | 'failed-run';
+    }
+  | {
+      /** An acquire the caller abandoned failed without a definite answer: it may have been granted. */
+      operation: 'acquireLease';
+      sessionId: string;
+      after: 'abandoned-acquire';
+    };
 
 export type BackgroundErrorHandler = (error: unknown, context: BackgroundErrorContext) => void;
 
-/** The default: one warning naming the session; its lease lapses after its TTL instead. */
+const WHAT_FAILED: Record<BackgroundErrorContext['after'], string> = {
+  'abandoned-acquire': 'releasing a lease granted to an acquire the caller had abandoned',
+  'abandoned-append': 'releasing the lease once an append the caller abandoned had settled',
+  'unanswered-release': 'a lease release run() had stopped waiting for',
+  'failed-run': 'releasing the lease after the run failed',
+};
+
+/** The default: one warning naming the session and what it means for it. */
 export const warnBackgroundError: BackgroundErrorHandler = (error, context) => {
-  const abandoned = context.after === 'abandoned-acquire' ? 'an acquire' : 'an append';
-  console.warn(
-    `agentstore: releasing the lease of session ${JSON.stringify(context.sessionId)} after ${abandoned} the caller abandoned failed; the session stays busy until the lease expires.`,
-    error,
-  );
+  const session = JSON.stringify(context.sessionId);
+  const text =
+    context.operation === 'acquireLease'
+      ? `agentstore: an acquire of session ${session} the caller abandoned failed without a definite answer; if the store granted it, the session stays busy until the lease expires.`
+      : `agentstore: ${WHAT_FAILED[context.after]} (session ${session}) failed; the session stays busy until the lease expires.`;
+  console.warn(text, error);
 };

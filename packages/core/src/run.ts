@@ -8,11 +8,7 @@ import {
   type PendingApproval,
   toPendingApproval,
 } from './approvals.ts';
-import {
-  type BackgroundErrorContext,
-  type BackgroundErrorHandler,
-  warnBackgroundError,
-} from './background-errors.ts';
+import { type BackgroundErrorHandler, warnBackgroundError } from './background-errors.ts';
 import {
   InvalidArgumentError,
   isAgentStoreError,
@@ -21,6 +17,7 @@ import {
   StoreConfigurationError,
 } from './errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
+import { attachReleaseError, leaseReleases } from './lease-release.ts';
 import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 import { type ModelStep, modelStep } from './model-step.ts';
 import { type ModelView, modelView } from './model-view.ts';
@@ -91,10 +88,12 @@ export interface RunOptions {
   /** Decisions for calls the session waits on (`status: 'awaiting-approval'`), by tool-call id. */
   approvals?: Record<string, ApprovalDecision>;
   /**
-   * Called when a store call nobody awaits any more fails: after an abort, the lease is released
-   * once an abandoned acquire or append settles, and that release failed (the session stays busy
-   * until the lease expires). Default: `console.warn`. It must not throw: a throw becomes an
-   * unhandled rejection.
+   * Where a lease-call failure goes when no caller can be told of it: the release after an
+   * acquire or append the caller abandoned, a release run() stopped waiting for (the caller
+   * aborted), a release that failed after the run failed with a value that cannot carry
+   * `leaseReleaseError`, or an abandoned acquire that failed without a definite answer. Each
+   * means the session may stay busy until the lease expires. Default: `console.warn`. It must
+   * not throw: a throw becomes an unhandled rejection.
    */
   onBackgroundError?: BackgroundErrorHandler;
 }
@@ -631,13 +630,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   };
   const holder = newId();
   const onBackgroundError = options.onBackgroundError ?? warnBackgroundError;
-  /** Frees a lease nobody waits on any more; a failure goes to onBackgroundError. */
-  const releaseInBackground = (token: LeaseToken, after: BackgroundErrorContext['after']) =>
-    // (A store that throws instead of rejecting is reported the same way.)
-    new Promise((resolve) => resolve(store.releaseLease(sessionId, token))).then(
-      undefined,
-      (error: unknown) => onBackgroundError(error, { operation: 'releaseLease', sessionId, after }),
-    );
+  const releases = leaseReleases({ store, sessionId, onBackgroundError });
   // The lease is measured from the send of the acquire that granted it (monotonic clock).
   let sentAt = performance.now();
   let lastAcquire: Promise<{ epoch: number }> | null = null;
@@ -655,9 +648,13 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     // after all, free that lease rather than leave the session blocked for a whole TTL.
     if (outer.aborted && lastAcquire !== null) {
       lastAcquire.then(
-        (late) => releaseInBackground({ holder, epoch: late.epoch }, 'abandoned-acquire'),
-        // Refused or failed: no lease was granted, so there is nothing to free.
-        () => undefined,
+        (late) => releases.inBackground({ holder, epoch: late.epoch }, 'abandoned-acquire'),
+        (failure: unknown) => {
+          // A typed refusal is definite (nothing was granted); anything else may have been.
+          if (!isAgentStoreError(failure)) {
+            onBackgroundError(failure, { operation: 'acquireLease', sessionId, after: 'abandoned-acquire' });
+          }
+        },
       );
     }
     throw error;
@@ -691,10 +688,15 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       { sessionId, holder, epoch },
       { cause: new Error(`${what} did not answer within the lease's safe window; the lease was given up`) },
     );
+  /** Releases the lease, waiting as long as the caller and the lease's safe window allow. */
   const release = () =>
-    storeAnswer(keeper.watch(store.releaseLease(sessionId, lease), unanswered('releaseLease')));
+    releases.release(lease, (answer) => storeAnswer(keeper.watch(answer, unanswered('releaseLease'))), outer);
   /** The append in flight, while it has not settled (appends are strictly sequential). */
   let appending: Promise<unknown> | null = null;
+  /** Settles once every append the ledger sent has answered (a commit may give up on one first). */
+  let appendsSettled = (): Promise<void> => Promise.resolve();
+  /** Set when an append that carried the release has landed: the store freed the lease itself. */
+  let freedByAppend = false;
   try {
     const loaded = await storeAnswer(keeper.watch(store.load(sessionId), unanswered('load')));
     const messages = loaded?.messages ?? [];
@@ -716,6 +718,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       leaseLost: leaseLost.signal,
       watch: keeper.watch,
     });
+    appendsSettled = base.appendsSettled;
     const ledger: MessageLedger = {
       get headSeq() {
         return base.headSeq;
@@ -731,7 +734,10 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         const settled = () => {
           if (appending === sent) appending = null;
         };
-        sent.then(settled, settled);
+        sent.then(() => {
+          settled();
+          if (commitOptions?.releaseLease) freedByAppend = true;
+        }, settled);
         const records = await storeAnswer(sent);
         if (commitOptions?.releaseLease) released = true;
         return records;
@@ -755,12 +761,10 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     if (!released) {
       released = true;
       // Everything is committed; a failed release only delays the next run until the lease
-      // expires, so the run still succeeds and reports it.
-      const releaseError = await release().then(
-        () => null,
-        (error: unknown) => error,
-      );
-      if (releaseError !== null) return { ...outcome, leaseReleaseError: releaseError };
+      // expires, so the run still succeeds and reports it. Cut short by the caller's abort, it
+      // is followed instead: a later failure goes to onBackgroundError.
+      const failed = await release();
+      if (failed) return { ...outcome, leaseReleaseError: failed.error };
     }
     return outcome;
   } catch (error) {
@@ -771,18 +775,22 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       if (abandoned) {
         // The caller gave up while an append was unanswered. It may still land: released now,
         // the lease would fence it and drop a result whose effect happened. So the release
-        // follows it, best-effort and unawaited (nobody is waiting for this run any more); if
-        // the append never answers, the lease lapses after its TTL, renewals having stopped.
-        const releaseLater = () => releaseInBackground(lease, 'abandoned-append');
+        // follows it, unawaited (nobody is waiting for this run any more), once the store has
+        // answered every append sent (the commit may have stopped waiting for one first); if one
+        // never answers, the lease lapses after its TTL, renewals having stopped.
+        const releaseLater = () =>
+          appendsSettled().then(() => {
+            if (!freedByAppend) releases.inBackground(lease, 'abandoned-append');
+          });
         abandoned.then(releaseLater, releaseLater);
       } else {
         // The run's own error is what the caller needs; a failed release only delays the next
-        // run until the lease expires, and is attached for diagnosis rather than dropped.
-        await release().catch((releaseError: unknown) => {
-          if (error instanceof Error && releaseError !== error) {
-            Object.assign(error, { leaseReleaseError: releaseError });
-          }
-        });
+        // run until the lease expires, and is attached to that error for diagnosis (or handed
+        // to onBackgroundError when the error cannot carry it) rather than dropped.
+        const failed = await release();
+        if (failed && failed.error !== error && !attachReleaseError(error, failed.error)) {
+          releases.report(failed.error, 'failed-run');
+        }
       }
     }
     throw error;

@@ -132,6 +132,16 @@ export interface DurableLedgerOptions {
   watch?: <T>(call: Promise<T>, overdue: () => AgentStoreError) => Promise<T>;
 }
 
+/** The durable ledger also tells when every append it sent has answered. */
+export interface DurableLedger extends MessageLedger {
+  /**
+   * Settles once every `store.append` sent so far has answered, whatever each answered; never, if
+   * one never does. A commit can give up on an append before the store answers (unanswered for the
+   * lease's safe window): until then the append may still land, so the lease is not freed.
+   */
+  appendsSettled(): Promise<void>;
+}
+
 /**
  * Commits through `store.append` with the seq + lease guard. An append that fails without
  * proof of its outcome (timeout, dropped connection) is settled by re-reading the message ids
@@ -139,11 +149,21 @@ export interface DurableLedgerOptions {
  * appends the same messages twice. A lost lease ends this at once: every attempt checks the
  * lease first, and every wait between attempts ends when it is lost.
  */
-export function durableLedger(options: DurableLedgerOptions): MessageLedger {
+export function durableLedger(options: DurableLedgerOptions): DurableLedger {
   const { store, sessionId, assertHeld, leaseLost } = options;
   const watch = options.watch ?? (<T>(call: Promise<T>) => call);
   let headSeq = options.headSeq;
-  const unanswered = (what: string) => new Error(`${what} did not answer within the lease's safe window`);
+  /** The appends sent and not yet answered by the store. */
+  const pending = new Set<Promise<unknown>>();
+  const sendAppend = (input: Parameters<AgentStore['append']>[1]) => {
+    // (The store's own promise when it returns one: no extra turn on the step's path.)
+    const call = Promise.resolve(store.append(sessionId, input));
+    pending.add(call);
+    const answered = () => pending.delete(call);
+    call.then(answered, answered);
+    return call;
+  };
+  const notAnswered = (what: string) => new Error(`${what} did not answer within the lease's safe window`);
 
   /**
    * true: our messages are there; false: nothing landed after expectedSeq. A re-read that fails
@@ -159,7 +179,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
           store.load(sessionId, { afterSeq: expectedSeq }),
           () =>
             new AppendOutcomeUnknownError(
-              { sessionId, expectedSeq, rereadError: unanswered('the re-read') },
+              { sessionId, expectedSeq, rereadError: notAnswered('the re-read') },
               { cause },
             ),
         );
@@ -188,6 +208,7 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
       return headSeq;
     },
     limits: store.limits,
+    appendsSettled: () => Promise.allSettled([...pending]).then(() => undefined),
     async commit(messages, { releaseLease = false } = {}) {
       const expectedSeq = headSeq;
       const input = {
@@ -205,9 +226,9 @@ export function durableLedger(options: DurableLedgerOptions): MessageLedger {
         assertHeld();
         try {
           const result = await watch(
-            store.append(sessionId, input),
+            sendAppend(input),
             () =>
-              new AppendOutcomeUnknownError({ sessionId, expectedSeq }, { cause: unanswered('the append') }),
+              new AppendOutcomeUnknownError({ sessionId, expectedSeq }, { cause: notAnswered('the append') }),
           );
           headSeq = result.headSeq;
           return withSeqs(messages, expectedSeq);

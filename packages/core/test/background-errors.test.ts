@@ -5,15 +5,18 @@ import {
   type BackgroundErrorContext,
   defineAgent,
   InvalidArgumentError,
+  type LlmAdapter,
   run,
+  SessionBusyError,
   tool,
 } from '../src/index.ts';
 import { durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 import { drainEventLoop, gatedStore } from './pipeline-fixtures.ts';
 
-// After the caller aborts, run() frees the lease once an abandoned acquire or append settles.
-// Nobody awaits that release any more, so its failure must reach onBackgroundError (default:
-// console.warn), never vanish: the session stays busy until the lease expires.
+// Every failure of a lease release reaches the caller (`leaseReleaseError`) or onBackgroundError
+// (default: console.warn), never nowhere: a release after an abandoned acquire or append, one
+// run() stopped waiting for when the caller aborted, one that fails after the run failed with a
+// value that cannot carry it. And the lease is never freed while an append may still land.
 
 const agent = defineAgent({
   name: 'background',
@@ -22,8 +25,11 @@ const agent = defineAgent({
     send: tool({ description: 'a side effect', input: z.object({}), handler: () => ({ sent: true }) }),
   },
 });
+/** Ends at max-iterations when the model keeps calling tools: it then releases with a call of its own. */
+const oneStep = defineAgent({ ...agent, maxIterations: 1 });
 
-const llm = () => scriptedLlm([{ toolCalls: [{ id: 'c1', name: 'send', input: {} }] }, { text: 'done' }]);
+const callSend = { toolCalls: [{ id: 'c1', name: 'send', input: {} }] };
+const llm = () => scriptedLlm([callSend, { text: 'done' }]);
 
 type Reported = { error: unknown; context: BackgroundErrorContext };
 
@@ -36,24 +42,51 @@ function recorder() {
   return { reported, onBackgroundError };
 }
 
-/** A store whose releases fail with `failure` (rejecting, or throwing when `throws`). */
-function failingReleases(inner: AgentStore, failure: Error, throws = false) {
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((a, b) => {
+    resolve = a;
+    reject = b;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A store whose releases go through `releaseLease` (counted); everything else through `inner`. */
+function withRelease(inner: AgentStore, releaseLease: AgentStore['releaseLease']) {
   const gated = gatedStore(inner);
-  const releases: string[] = [];
+  let releases = 0;
   const store: AgentStore = {
     ...gated.store,
     releaseLease(id, lease) {
-      releases.push(`${id}@${lease.epoch}`);
-      if (throws) throw failure;
-      return Promise.reject(failure);
+      releases += 1;
+      return releaseLease(id, lease);
     },
   };
-  return { store, gated, releases };
+  return { store, gated, releases: () => releases };
 }
 
-/** Aborts a run while its second append (write #2 of step 1) is unanswered, then lets it land. */
-async function abandonAnAppend(store: AgentStore, gated: ReturnType<typeof gatedStore>, extra: object) {
-  const held = gated.hold(2);
+/** A model that is sent one request and answers only by failing once the run aborts it. */
+function hangingLlm(rejectWith?: (signal: AbortSignal) => unknown) {
+  const sent = deferred();
+  const adapter: LlmAdapter = {
+    generate: ({ signal }) => {
+      sent.resolve();
+      return new Promise((_, reject) =>
+        signal.addEventListener('abort', () => reject(rejectWith ? rejectWith(signal) : signal.reason), {
+          once: true,
+        }),
+      );
+    },
+  };
+  return { adapter, sent: sent.promise };
+}
+
+/**
+ * Runs the agent on session `s` (options override), aborts with `reason` once `reached` resolves,
+ * and resolves with what run() rejected with.
+ */
+async function abortWhen(reached: Promise<void>, store: AgentStore, reason: unknown, options: object = {}) {
   const controller = new AbortController();
   const running = run(agent, {
     store,
@@ -61,12 +94,34 @@ async function abandonAnAppend(store: AgentStore, gated: ReturnType<typeof gated
     message: 'go',
     llm: llm(),
     signal: controller.signal,
-    ...extra,
+    ...options,
   }).catch((error: unknown) => error);
-  await held.reached;
-  const reason = new Error('caller gave up');
+  await reached;
   controller.abort(reason);
-  expect(await running).toBe(reason);
+  return running;
+}
+
+/** Aborts a run once its model was sent the first request (no append in flight). */
+function abortDuringModelCall(
+  store: AgentStore,
+  reason: unknown,
+  options: object = {},
+  rejectWith?: (signal: AbortSignal) => unknown,
+) {
+  const model = hangingLlm(rejectWith);
+  return abortWhen(model.sent, store, reason, { ...options, llm: model.adapter });
+}
+
+/** Aborts a run while its `n`-th append is unanswered, then lets that append through. */
+async function abandonAppend(
+  store: AgentStore,
+  gated: ReturnType<typeof gatedStore>,
+  n: number,
+  options: object,
+) {
+  const held = gated.hold(n);
+  const reason = new Error('caller gave up');
+  expect(await abortWhen(held.reached, store, reason, options)).toBe(reason);
   held.open();
   await drainEventLoop();
 }
@@ -75,13 +130,13 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe('a release nobody awaits any more', () => {
-  it('after an abandoned append: its failure reaches onBackgroundError with the session and the cause', async () => {
+describe('a release after an abandoned append', () => {
+  it('its failure reaches onBackgroundError with the session and the cause', async () => {
     const failure = new Error('connection reset during release');
-    const { store, gated, releases } = failingReleases(durableMemoryStore(), failure);
+    const { store, gated, releases } = withRelease(durableMemoryStore(), () => Promise.reject(failure));
     const { reported, onBackgroundError } = recorder();
-    await abandonAnAppend(store, gated, { onBackgroundError });
-    expect(releases).toEqual(['s@1']);
+    await abandonAppend(store, gated, 2, { onBackgroundError });
+    expect(releases()).toBe(1);
     expect(reported).toEqual([
       { error: failure, context: { operation: 'releaseLease', sessionId: 's', after: 'abandoned-append' } },
     ]);
@@ -89,20 +144,22 @@ describe('a release nobody awaits any more', () => {
 
   it('a store whose releaseLease throws instead of rejecting is reported the same way', async () => {
     const failure = new Error('thrown, not rejected');
-    const { store, gated } = failingReleases(durableMemoryStore(), failure, true);
+    const { store, gated } = withRelease(durableMemoryStore(), () => {
+      throw failure;
+    });
     const { reported, onBackgroundError } = recorder();
-    await abandonAnAppend(store, gated, { onBackgroundError });
+    await abandonAppend(store, gated, 2, { onBackgroundError });
     expect(reported.map((r) => [r.error, r.context.after])).toEqual([[failure, 'abandoned-append']]);
   });
 
   it('by default it is written with console.warn, naming the session', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const failure = new Error('server gone');
-    const { store, gated } = failingReleases(durableMemoryStore(), failure);
-    await abandonAnAppend(store, gated, {});
+    const { store, gated } = withRelease(durableMemoryStore(), () => Promise.reject(failure));
+    await abandonAppend(store, gated, 2, {});
     expect(warn).toHaveBeenCalledTimes(1);
     const [text, error] = warn.mock.calls[0]!;
-    expect(text).toContain('"s"');
+    expect(text).toContain('(session "s")');
     expect(text).toContain('the session stays busy until the lease expires');
     expect(error).toBe(failure);
   });
@@ -111,53 +168,238 @@ describe('a release nobody awaits any more', () => {
     const inner = durableMemoryStore();
     const gated = gatedStore(inner);
     const { reported, onBackgroundError } = recorder();
-    await abandonAnAppend(gated.store, gated, { onBackgroundError });
+    await abandonAppend(gated.store, gated, 2, { onBackgroundError });
     expect(reported).toEqual([]);
     const next = await run(agent, { store: inner, sessionId: 's', llm: llm() });
     expect(next.status).toBe('complete');
   });
 
-  it('after an acquire granted once the caller had gone: its failed release is reported', async () => {
+  it('an abandoned final append that carried the release and landed frees the lease: no release is sent', async () => {
     const inner = durableMemoryStore();
-    const failure = new Error('release refused by the network');
-    const { store } = failingReleases(inner, failure);
-    let grant!: () => void;
-    const granted = new Promise<void>((resolve) => {
-      grant = resolve;
+    const { store, gated, releases } = withRelease(inner, () =>
+      Promise.reject(new Error('must not be sent')),
+    );
+    const { reported, onBackgroundError } = recorder();
+    // Appends: 1 write #1, 2 its result, 3 the final answer with releaseLease.
+    await abandonAppend(store, gated, 3, { onBackgroundError });
+    expect(releases()).toBe(0);
+    expect(reported).toEqual([]);
+    expect((await run(agent, { store: inner, sessionId: 's', llm: llm() })).status).toBe('complete');
+  });
+
+  it('is not sent while the append is unanswered, even after the run stopped waiting for it (the lease safe window)', async () => {
+    const inner = durableMemoryStore();
+    const { store, gated, releases } = withRelease(inner, (id, lease) => inner.releaseLease(id, lease));
+    const held = gated.hold(2);
+    const ttl = 300;
+    await abortWhen(held.reached, store, new Error('caller gave up'), { leaseTtlMs: ttl });
+    // Past the safe window (ttl − ttl/5), when the commit stops waiting for the append.
+    await new Promise((resolve) => setTimeout(resolve, ttl + 50));
+    expect(releases()).toBe(0);
+    held.open();
+    await drainEventLoop();
+    // The append landed under the lease (nobody fenced it), then the lease was released.
+    expect((await inner.load('s'))!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(releases()).toBe(1);
+  });
+});
+
+describe('a release run() stopped waiting for when the caller aborted', () => {
+  it('the run rejects with the abort reason at once; a later failure is reported, not put on the error', async () => {
+    const answer = deferred<{ released: boolean }>();
+    const { store } = withRelease(durableMemoryStore(), () => answer.promise);
+    const { reported, onBackgroundError } = recorder();
+    const reason = new Error('caller gave up');
+    const error = await abortDuringModelCall(store, reason, { onBackgroundError });
+    expect(error).toBe(reason);
+    expect((error as { leaseReleaseError?: unknown }).leaseReleaseError).toBeUndefined();
+    const failure = new Error('connection reset during release');
+    answer.reject(failure);
+    await drainEventLoop();
+    expect(reported).toEqual([
+      { error: failure, context: { operation: 'releaseLease', sessionId: 's', after: 'unanswered-release' } },
+    ]);
+  });
+
+  it('a release that succeeds later is no error anywhere, whatever the model rejected with', async () => {
+    const answer = deferred<{ released: boolean }>();
+    const inner = durableMemoryStore();
+    const { store } = withRelease(inner, (id, lease) =>
+      answer.promise.then(() => inner.releaseLease(id, lease)),
+    );
+    const { reported, onBackgroundError } = recorder();
+    const error = (await abortDuringModelCall(
+      store,
+      new Error('caller gave up'),
+      { onBackgroundError },
+      () => new DOMException('aborted', 'AbortError'),
+    )) as { leaseReleaseError?: unknown };
+    expect(error).toBeInstanceOf(DOMException);
+    expect(error.leaseReleaseError).toBeUndefined();
+    answer.resolve({ released: true });
+    await drainEventLoop();
+    expect(reported).toEqual([]);
+    expect((await inner.load('s'))!.session.lease).toBeNull();
+  });
+
+  it('during the final release of a finished run: it resolves without a false leaseReleaseError', async () => {
+    const answer = deferred<{ released: boolean }>();
+    let releasing!: () => void;
+    const releaseSent = new Promise<void>((resolve) => {
+      releasing = resolve;
     });
-    let sent!: () => void;
-    const acquireSent = new Promise<void>((resolve) => {
-      sent = resolve;
+    const { store } = withRelease(durableMemoryStore(), () => {
+      releasing();
+      return answer.promise;
     });
-    const lateAcquire: AgentStore = {
-      ...store,
-      acquireLease(id, options) {
-        sent();
-        return granted.then(() => inner.acquireLease(id, options));
-      },
-    };
     const { reported, onBackgroundError } = recorder();
     const controller = new AbortController();
-    const running = run(agent, {
-      store: lateAcquire,
+    const running = run(oneStep, {
+      store,
       sessionId: 's',
       message: 'go',
-      llm: llm(),
+      llm: scriptedLlm([callSend, callSend]),
       signal: controller.signal,
       onBackgroundError,
-    }).catch((error: unknown) => error);
-    await acquireSent;
+    });
+    await releaseSent;
+    controller.abort(new Error('caller gave up'));
+    const result = await running;
+    expect(result.status).toBe('max-iterations');
+    expect(result.leaseReleaseError).toBeUndefined();
+    const failure = new Error('release lost');
+    answer.reject(failure);
+    await drainEventLoop();
+    expect(reported.map((r) => [r.error, r.context.after])).toEqual([[failure, 'unanswered-release']]);
+  });
+});
+
+describe('a release the run waited for', () => {
+  it('a store whose releaseLease throws: a finished run resolves with it as leaseReleaseError', async () => {
+    const failure = new Error('thrown by releaseLease');
+    const { store } = withRelease(durableMemoryStore(), () => {
+      throw failure;
+    });
+    const result = await run(oneStep, {
+      store,
+      sessionId: 's',
+      message: 'go',
+      llm: scriptedLlm([callSend, callSend]),
+    });
+    expect(result.status).toBe('max-iterations');
+    expect(result.leaseReleaseError).toBe(failure);
+  });
+
+  it('a store whose releaseLease throws: an aborted run still rejects with the abort reason, the failure on it', async () => {
+    const failure = new Error('thrown by releaseLease');
+    const { store } = withRelease(durableMemoryStore(), () => {
+      throw failure;
+    });
     const reason = new Error('caller gave up');
-    controller.abort(reason);
-    expect(await running).toBe(reason);
-    grant();
+    const error = await abortDuringModelCall(store, reason);
+    expect(error).toBe(reason);
+    expect((error as { leaseReleaseError?: unknown }).leaseReleaseError).toBe(failure);
+  });
+
+  for (const [label, reason] of [
+    ['a string', 'user closed the tab'],
+    ['a frozen error', Object.freeze(new Error('frozen'))],
+  ] as const) {
+    it(`a run that fails with ${label} cannot carry the release's failure: onBackgroundError gets it`, async () => {
+      const failure = new Error('release refused by the network');
+      const { store } = withRelease(durableMemoryStore(), () => Promise.reject(failure));
+      const { reported, onBackgroundError } = recorder();
+      expect(await abortDuringModelCall(store, reason, { onBackgroundError })).toBe(reason);
+      expect(reported).toEqual([
+        { error: failure, context: { operation: 'releaseLease', sessionId: 's', after: 'failed-run' } },
+      ]);
+    });
+  }
+});
+
+describe('an acquire the caller abandoned', () => {
+  /** A store whose acquires wait for `settle` once sent. */
+  function lateAcquire(inner: AgentStore, failure: Error) {
+    const settle = deferred<'grant' | 'fail'>();
+    const sent = deferred();
+    const { store } = withRelease(inner, () => Promise.reject(failure));
+    const late: AgentStore = {
+      ...store,
+      acquireLease(id, options) {
+        sent.resolve();
+        return settle.promise.then((how) =>
+          how === 'grant'
+            ? inner.acquireLease(id, options)
+            : Promise.reject(new Error('ECONNRESET: answer lost')),
+        );
+      },
+    };
+    return { store: late, settle, sent: sent.promise };
+  }
+
+  async function abandonAcquire(store: AgentStore, sent: Promise<void>, options: object) {
+    const reason = new Error('caller gave up');
+    expect(await abortWhen(sent, store, reason, options)).toBe(reason);
+  }
+
+  it('granted after all: its failed release is reported', async () => {
+    const failure = new Error('release refused by the network');
+    const { store, settle, sent } = lateAcquire(durableMemoryStore(), failure);
+    const { reported, onBackgroundError } = recorder();
+    await abandonAcquire(store, sent, { onBackgroundError });
+    settle.resolve('grant');
     await drainEventLoop();
     expect(reported).toEqual([
       { error: failure, context: { operation: 'releaseLease', sessionId: 's', after: 'abandoned-acquire' } },
     ]);
   });
 
-  it('onBackgroundError that is not a function is refused before the store or the model is called', async () => {
+  it('failed without a definite answer (it may have been granted): reported as such', async () => {
+    const { store, settle, sent } = lateAcquire(durableMemoryStore(), new Error('unused'));
+    const { reported, onBackgroundError } = recorder();
+    await abandonAcquire(store, sent, { onBackgroundError });
+    settle.resolve('fail');
+    await drainEventLoop();
+    expect(reported.map((r) => [(r.error as Error).message, r.context])).toEqual([
+      ['ECONNRESET: answer lost', { operation: 'acquireLease', sessionId: 's', after: 'abandoned-acquire' }],
+    ]);
+  });
+
+  it('refused by the store (a typed, definite answer): nothing to report', async () => {
+    const inner = durableMemoryStore();
+    await inner.acquireLease('s', {
+      holder: 'another worker',
+      ttlMs: 60_000,
+      init: { agentName: 'background', ownerId: null, tenantId: null, state: null },
+    });
+    let refusals = 0;
+    const refused = deferred();
+    const store: AgentStore = {
+      ...gatedStore(inner).store,
+      async acquireLease(id, options) {
+        try {
+          return await inner.acquireLease(id, options);
+        } catch (error) {
+          refusals += 1;
+          refused.resolve();
+          throw error;
+        }
+      },
+    };
+    const { reported, onBackgroundError } = recorder();
+    // Waiting on the busy session, it polls; aborted between two refusals.
+    await abandonAcquire(store, refused.promise, { onBackgroundError, leaseWaitMs: 60_000 });
+    await drainEventLoop();
+    expect(refusals).toBeGreaterThan(0);
+    expect(reported).toEqual([]);
+    await expect(run(agent, { store: inner, sessionId: 's', llm: llm() })).rejects.toBeInstanceOf(
+      SessionBusyError,
+    );
+  });
+});
+
+describe('the onBackgroundError option', () => {
+  it('not a function: refused before the store or the model is called', async () => {
     const calls: string[] = [];
     const inner = durableMemoryStore();
     const watched: AgentStore = {
@@ -174,7 +416,7 @@ describe('a release nobody awaits any more', () => {
       llm: {
         generate: () => {
           calls.push('model');
-          return Promise.resolve({ text: 'x' });
+          return Promise.resolve({ text: 'x', toolCalls: [] });
         },
       },
       onBackgroundError: 'log it' as never,

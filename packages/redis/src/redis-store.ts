@@ -59,7 +59,11 @@ export interface RedisStoreOptions {
   keyPrefix?: string;
   /** Expire a session's keys this many seconds after its last append or lease call. Default: never. */
   ttlSeconds?: number;
-  /** Called once per problem found by a durability check (each one, re-checks too). Default: `console.warn`. */
+  /**
+   * Called once per problem found by a durability check (each one, re-checks too). Default:
+   * `console.warn`. It must not throw: a throw fails the lease call that ran the check, and from
+   * the periodic re-check (`recheckIntervalMs`), which no call awaits, becomes an unhandled rejection.
+   */
   onWarning?: (warning: RedisStoreWarning) => void;
   /**
    * What the server must guarantee before the store takes a lease (and so before `run()` does
