@@ -2,7 +2,7 @@
  * What a store call whose failure no caller can be told of was doing. After the caller aborts,
  * run() still frees the lease once an abandoned acquire is granted or an abandoned append settles
  * (released earlier, the lease would fence an append that may yet land), and it stops waiting for
- * a release that has not answered; a run may also fail with a value that cannot carry
+ * a release that has not answered; a run may also fail with a value that must not or cannot carry
  * `leaseReleaseError`. Such failures go to `onBackgroundError` rather than nowhere.
  */
 export type BackgroundErrorContext =
@@ -12,8 +12,9 @@ export type BackgroundErrorContext =
       /**
        * Why nobody hears of it: the lease was granted to an acquire the caller had abandoned;
        * an append the caller abandoned settled first; run() stopped waiting for the release
-       * (the caller aborted, or it did not answer within the lease's safe window); or the run
-       * failed with a value that cannot carry `leaseReleaseError` (not an extensible object).
+       * (the caller aborted, or the lease's safe window passed); or the run failed with the
+       * caller's own abort reason (left unchanged: several runs may share it), a value that
+       * cannot carry `leaseReleaseError`, or the release's own error.
        */
       after: 'abandoned-acquire' | 'abandoned-append' | 'unanswered-release' | 'failed-run';
     }

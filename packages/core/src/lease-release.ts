@@ -24,15 +24,13 @@ export function leaseReleases(options: {
     },
     /**
      * Releases `token`, waiting through `wait` (which gives up when the caller aborts or the
-     * lease's safe window passes). Resolves with the failure the caller should hear of: the
-     * store's error, or why the wait ended; null when the release answered, or when the caller's
-     * abort cut the wait short. A release not waited for to its answer is followed, and should
-     * it fail later, reported.
+     * lease's safe window passes). Resolves with the store's failure when it answered with one;
+     * null when it answered otherwise, or when the wait ended first: that release is followed,
+     * and should it fail later, reported (the wait's own end is no failure of the release).
      */
     async release(
       token: LeaseToken,
       wait: (answer: Promise<{ error: unknown } | null>) => Promise<{ error: unknown } | null>,
-      caller: AbortSignal,
     ): Promise<{ error: unknown } | null> {
       const call = send(token);
       try {
@@ -42,9 +40,10 @@ export function leaseReleases(options: {
             (error: unknown) => ({ error }),
           ),
         );
-      } catch (why) {
+      } catch {
+        // Not waited for to its answer: that answer is followed instead.
         call.then(undefined, (error: unknown) => report(error, 'unanswered-release'));
-        return caller.aborted && why === caller.reason ? null : { error: why };
+        return null;
       }
     },
   };
@@ -54,20 +53,21 @@ type ReleaseContext = Extract<BackgroundErrorContext, { operation: 'releaseLease
 
 /**
  * Puts a failed release on the run's own error as `leaseReleaseError`; false when the error
- * cannot carry it (not an extensible object, or one that refuses the property).
+ * cannot carry it: not an extensible object, or one (a Proxy) that refuses or drops the property.
  */
 export function attachReleaseError(error: unknown, releaseError: unknown): boolean {
-  if (typeof error !== 'object' || error === null || !Object.isExtensible(error)) return false;
+  if (typeof error !== 'object' || error === null) return false;
   try {
+    if (!Object.isExtensible(error)) return false;
     Object.defineProperty(error, 'leaseReleaseError', {
       value: releaseError,
       writable: true,
       enumerable: true,
       configurable: true,
     });
-    return true;
+    return Object.is((error as { leaseReleaseError?: unknown }).leaseReleaseError, releaseError);
   } catch {
-    // A Proxy or an exotic object that refuses it: the caller reports the failure elsewhere.
+    // Refused by a trap or a non-configurable property: the caller reports the failure elsewhere.
     return false;
   }
 }

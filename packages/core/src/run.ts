@@ -89,11 +89,12 @@ export interface RunOptions {
   approvals?: Record<string, ApprovalDecision>;
   /**
    * Where a lease-call failure goes when no caller can be told of it: the release after an
-   * acquire or append the caller abandoned, a release run() stopped waiting for (the caller
-   * aborted), a release that failed after the run failed with a value that cannot carry
-   * `leaseReleaseError`, or an abandoned acquire that failed without a definite answer. Each
-   * means the session may stay busy until the lease expires. Default: `console.warn`. It must
-   * not throw: a throw becomes an unhandled rejection.
+   * acquire or append the caller abandoned; a release run() stopped waiting for (the caller
+   * aborted, or the lease's safe window passed); a release that failed after the run failed with
+   * the caller's own abort reason (left unchanged), a value that cannot carry `leaseReleaseError`
+   * or the release's own error; an abandoned acquire that failed without a definite answer. Each
+   * means the session may stay busy until the lease expires. Default: `console.warn`. Called in
+   * a promise job of its own; it must not throw: a throw becomes an unhandled rejection.
    */
   onBackgroundError?: BackgroundErrorHandler;
 }
@@ -629,7 +630,11 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     state: { usage: { inputTokens: 0, outputTokens: 0 } },
   };
   const holder = newId();
-  const onBackgroundError = options.onBackgroundError ?? warnBackgroundError;
+  const handler = options.onBackgroundError ?? warnBackgroundError;
+  // Called from a promise job of its own: a handler that throws never replaces run()'s outcome.
+  const onBackgroundError: BackgroundErrorHandler = (error, context) => {
+    Promise.resolve().then(() => handler(error, context));
+  };
   const releases = leaseReleases({ store, sessionId, onBackgroundError });
   // The lease is measured from the send of the acquire that granted it (monotonic clock).
   let sentAt = performance.now();
@@ -690,11 +695,13 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     );
   /** Releases the lease, waiting as long as the caller and the lease's safe window allow. */
   const release = () =>
-    releases.release(lease, (answer) => storeAnswer(keeper.watch(answer, unanswered('releaseLease'))), outer);
+    releases.release(lease, (answer) => storeAnswer(keeper.watch(answer, unanswered('releaseLease'))));
   /** The append in flight, while it has not settled (appends are strictly sequential). */
   let appending: Promise<unknown> | null = null;
   /** Settles once every append the ledger sent has answered (a commit may give up on one first). */
   let appendsSettled = (): Promise<void> => Promise.resolve();
+  /** Whether an append may still land though its commit failed (see DurableLedger). */
+  let outcomeUnconfirmed = () => false;
   /** Set when an append that carried the release has landed: the store freed the lease itself. */
   let freedByAppend = false;
   try {
@@ -719,6 +726,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       watch: keeper.watch,
     });
     appendsSettled = base.appendsSettled;
+    outcomeUnconfirmed = () => base.outcomeUnconfirmed;
     const ledger: MessageLedger = {
       get headSeq() {
         return base.headSeq;
@@ -769,26 +777,37 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     return outcome;
   } catch (error) {
     // A lease lost or given up (an unanswered append) is not released: it lapses in the store.
-    if (!released && !leaseLost.signal.aborted && !isAgentStoreError(error, 'LEASE_LOST')) {
+    // (The caller's abort reason may be any error, a LeaseLostError of another run's included.)
+    const ourLeaseLost =
+      leaseLost.signal.aborted || (isAgentStoreError(error, 'LEASE_LOST') && !Object.is(error, outer.reason));
+    // Neither is one held under an append that may still land: a release would fence it.
+    if (!released && !ourLeaseLost && !outcomeUnconfirmed()) {
       // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
       const abandoned = appending as Promise<unknown> | null;
       if (abandoned) {
         // The caller gave up while an append was unanswered. It may still land: released now,
         // the lease would fence it and drop a result whose effect happened. So the release
         // follows it, unawaited (nobody is waiting for this run any more), once the store has
-        // answered every append sent (the commit may have stopped waiting for one first); if one
-        // never answers, the lease lapses after its TTL, renewals having stopped.
+        // answered every append sent (the commit may have stopped waiting for one first), and
+        // only if none may still land; otherwise the lease lapses after its TTL, renewals
+        // having stopped.
         const releaseLater = () =>
           appendsSettled().then(() => {
-            if (!freedByAppend) releases.inBackground(lease, 'abandoned-append');
+            if (!freedByAppend && !outcomeUnconfirmed()) releases.inBackground(lease, 'abandoned-append');
           });
         abandoned.then(releaseLater, releaseLater);
       } else {
         // The run's own error is what the caller needs; a failed release only delays the next
-        // run until the lease expires, and is attached to that error for diagnosis (or handed
-        // to onBackgroundError when the error cannot carry it) rather than dropped.
+        // run until the lease expires, and is attached to that error for diagnosis. The caller's
+        // own abort reason is not ours to change (several runs may share it), and some values
+        // cannot carry it: then it goes to onBackgroundError, never nowhere.
         const failed = await release();
-        if (failed && failed.error !== error && !attachReleaseError(error, failed.error)) {
+        if (
+          failed &&
+          (Object.is(failed.error, error) ||
+            Object.is(error, outer.reason) ||
+            !attachReleaseError(error, failed.error))
+        ) {
           releases.report(failed.error, 'failed-run');
         }
       }

@@ -132,6 +132,11 @@ export interface DurableLedgerOptions {
   watch?: <T>(call: Promise<T>, overdue: () => AgentStoreError) => Promise<T>;
 }
 
+/** What the store answered one append attempt, as far as the ledger knows. */
+interface Attempt {
+  answer: 'pending' | 'landed' | 'refused' | 'ambiguous';
+}
+
 /** The durable ledger also tells when every append it sent has answered. */
 export interface DurableLedger extends MessageLedger {
   /**
@@ -140,6 +145,13 @@ export interface DurableLedger extends MessageLedger {
    * lease's safe window): until then the append may still land, so the lease is not freed.
    */
   appendsSettled(): Promise<void>;
+  /**
+   * True while a commit that failed after an append without a definite answer (a dropped
+   * connection, a timeout) has no attempt known to have landed and one that may still land:
+   * unanswered, or answered only with a transport error while the store may still be executing
+   * it. A release then would fence it and lose what it carries: such a lease is left to lapse.
+   */
+  readonly outcomeUnconfirmed: boolean;
 }
 
 /**
@@ -155,12 +167,24 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
   let headSeq = options.headSeq;
   /** The appends sent and not yet answered by the store. */
   const pending = new Set<Promise<unknown>>();
-  const sendAppend = (input: Parameters<AgentStore['append']>[1]) => {
+  /** The attempts of each commit that failed after an attempt without a definite answer. */
+  const unconfirmed: Attempt[][] = [];
+  const sendAppend = (input: Parameters<AgentStore['append']>[1], attempts: Attempt[]) => {
     // (The store's own promise when it returns one: no extra turn on the step's path.)
     const call = Promise.resolve(store.append(sessionId, input));
+    const attempt: Attempt = { answer: 'pending' };
+    attempts.push(attempt);
     pending.add(call);
-    const answered = () => pending.delete(call);
-    call.then(answered, answered);
+    call.then(
+      () => {
+        pending.delete(call);
+        attempt.answer = 'landed';
+      },
+      (error: unknown) => {
+        pending.delete(call);
+        attempt.answer = isDefiniteAppendFailure(error) ? 'refused' : 'ambiguous';
+      },
+    );
     return call;
   };
   const notAnswered = (what: string) => new Error(`${what} did not answer within the lease's safe window`);
@@ -209,6 +233,12 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
     },
     limits: store.limits,
     appendsSettled: () => Promise.allSettled([...pending]).then(() => undefined),
+    get outcomeUnconfirmed() {
+      return unconfirmed.some(
+        (attempts) =>
+          !attempts.some((a) => a.answer === 'landed') && attempts.some((a) => a.answer !== 'refused'),
+      );
+    },
     async commit(messages, { releaseLease = false } = {}) {
       const expectedSeq = headSeq;
       const input = {
@@ -222,30 +252,41 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
         releaseLease,
       };
       let outcomeUnknown = false;
-      for (let retries = 0; ; retries++) {
-        assertHeld();
-        try {
-          const result = await watch(
-            sendAppend(input),
-            () =>
-              new AppendOutcomeUnknownError({ sessionId, expectedSeq }, { cause: notAnswered('the append') }),
-          );
-          headSeq = result.headSeq;
-          return withSeqs(messages, expectedSeq);
-        } catch (error) {
-          // A conflict after an unknown outcome may be our own earlier attempt landing late.
-          const mustReread =
-            !isDefiniteAppendFailure(error) || (outcomeUnknown && isAgentStoreError(error, 'SEQ_CONFLICT'));
-          if (!mustReread) throw error;
-          outcomeUnknown = true;
-          if (await landed(expectedSeq, messages, error)) {
-            headSeq = expectedSeq + messages.length;
+      const attempts: Attempt[] = [];
+      try {
+        for (let retries = 0; ; retries++) {
+          assertHeld();
+          try {
+            const result = await watch(
+              sendAppend(input, attempts),
+              () =>
+                new AppendOutcomeUnknownError(
+                  { sessionId, expectedSeq },
+                  { cause: notAnswered('the append') },
+                ),
+            );
+            headSeq = result.headSeq;
             return withSeqs(messages, expectedSeq);
+          } catch (error) {
+            // A conflict after an unknown outcome may be our own earlier attempt landing late.
+            const mustReread =
+              !isDefiniteAppendFailure(error) || (outcomeUnknown && isAgentStoreError(error, 'SEQ_CONFLICT'));
+            if (!mustReread) throw error;
+            outcomeUnknown = true;
+            if (await landed(expectedSeq, messages, error)) {
+              headSeq = expectedSeq + messages.length;
+              return withSeqs(messages, expectedSeq);
+            }
+            // Proven not to have landed: the failure itself is the answer once retries run out.
+            if (retries >= MAX_UNKNOWN_OUTCOME_RETRIES) throw error;
+            await abortableSleep(25 * (retries + 1), leaseLost);
           }
-          // Proven not to have landed: the failure itself is the answer once retries run out.
-          if (retries >= MAX_UNKNOWN_OUTCOME_RETRIES) throw error;
-          await abortableSleep(25 * (retries + 1), leaseLost);
         }
+      } catch (error) {
+        // Failed after an attempt without a definite answer: until one of its attempts is known
+        // to have landed, or all to have been refused, one may still land.
+        if (outcomeUnknown) unconfirmed.push(attempts);
+        throw error;
       }
     },
   };

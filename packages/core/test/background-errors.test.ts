@@ -5,6 +5,7 @@ import {
   type BackgroundErrorContext,
   defineAgent,
   InvalidArgumentError,
+  LeaseLostError,
   type LlmAdapter,
   run,
   SessionBusyError,
@@ -290,15 +291,21 @@ describe('a release the run waited for', () => {
     expect(result.leaseReleaseError).toBe(failure);
   });
 
-  it('a store whose releaseLease throws: an aborted run still rejects with the abort reason, the failure on it', async () => {
+  it('a store whose releaseLease throws: an aborted run still rejects with the abort reason, which is left as it is', async () => {
     const failure = new Error('thrown by releaseLease');
     const { store } = withRelease(durableMemoryStore(), () => {
       throw failure;
     });
+    const { reported, onBackgroundError } = recorder();
     const reason = new Error('caller gave up');
-    const error = await abortDuringModelCall(store, reason);
+    const error = await abortDuringModelCall(store, reason, { onBackgroundError });
     expect(error).toBe(reason);
-    expect((error as { leaseReleaseError?: unknown }).leaseReleaseError).toBe(failure);
+    // The caller's own abort reason is not changed (several runs may share it): reported instead.
+    expect(Object.hasOwn(reason, 'leaseReleaseError')).toBe(false);
+    await drainEventLoop();
+    expect(reported).toEqual([
+      { error: failure, context: { operation: 'releaseLease', sessionId: 's', after: 'failed-run' } },
+    ]);
   });
 
   for (const [label, reason] of [
@@ -310,11 +317,222 @@ describe('a release the run waited for', () => {
       const { store } = withRelease(durableMemoryStore(), () => Promise.reject(failure));
       const { reported, onBackgroundError } = recorder();
       expect(await abortDuringModelCall(store, reason, { onBackgroundError })).toBe(reason);
+      await drainEventLoop();
       expect(reported).toEqual([
         { error: failure, context: { operation: 'releaseLease', sessionId: 's', after: 'failed-run' } },
       ]);
     });
   }
+});
+
+describe('what the run fails with, and what its release fails with', () => {
+  it('one abort reason shared by two runs is changed by neither; each failed release is reported with its session', async () => {
+    const inner = durableMemoryStore();
+    const failure = new Error('release of s2 failed');
+    const store: AgentStore = {
+      ...gatedStore(inner).store,
+      releaseLease: (id, lease) => (id === 's2' ? Promise.reject(failure) : inner.releaseLease(id, lease)),
+    };
+    const { reported, onBackgroundError } = recorder();
+    const controller = new AbortController();
+    const models = [hangingLlm(), hangingLlm()];
+    const runs = ['s1', 's2'].map((sessionId, i) =>
+      run(agent, {
+        store,
+        sessionId,
+        message: 'go',
+        llm: models[i]!.adapter,
+        signal: controller.signal,
+        onBackgroundError,
+      }).catch((error: unknown) => error),
+    );
+    await Promise.all(models.map((m) => m.sent));
+    const shutdown = new Error('shutting down');
+    controller.abort(shutdown);
+    expect(await Promise.all(runs)).toEqual([shutdown, shutdown]);
+    await drainEventLoop();
+    expect(Object.hasOwn(shutdown, 'leaseReleaseError')).toBe(false);
+    expect(reported).toEqual([
+      { error: failure, context: { operation: 'releaseLease', sessionId: 's2', after: 'failed-run' } },
+    ]);
+    expect((await inner.load('s1'))!.session.lease).toBeNull();
+  });
+
+  it('a release that fails with the very error the run fails with is reported, not dropped', async () => {
+    const shared = new Error('connection pool closed');
+    const { store } = withRelease(durableMemoryStore(), () => Promise.reject(shared));
+    const { reported, onBackgroundError } = recorder();
+    const failing: LlmAdapter = { generate: () => Promise.reject(shared) };
+    const error = await run(agent, {
+      store,
+      sessionId: 's',
+      message: 'go',
+      llm: failing,
+      onBackgroundError,
+    }).catch((e: unknown) => e);
+    expect(error).toBe(shared);
+    await drainEventLoop();
+    expect(reported.map((r) => [r.error, r.context.after])).toEqual([[shared, 'failed-run']]);
+  });
+
+  it("a NaN abort reason is the caller's reason like any other: a release that succeeds is no error", async () => {
+    const inner = durableMemoryStore();
+    const { reported, onBackgroundError } = recorder();
+    const error = await abortDuringModelCall(inner, Number.NaN, { onBackgroundError });
+    expect(error).toBeNaN();
+    await drainEventLoop();
+    expect(reported).toEqual([]);
+    expect((await inner.load('s'))!.session.lease).toBeNull();
+  });
+
+  it('a Proxy error that refuses or drops the property: the failure is reported, and the run still fails with it', async () => {
+    const failure = new Error('release refused');
+    for (const traps of [
+      {
+        isExtensible: () => {
+          throw new TypeError('isExtensible trap says no');
+        },
+      },
+      { defineProperty: () => true },
+    ] satisfies ProxyHandler<Error>[]) {
+      const thrown = new Proxy(new Error('model down'), traps);
+      const { store } = withRelease(durableMemoryStore(), () => Promise.reject(failure));
+      const { reported, onBackgroundError } = recorder();
+      const failing: LlmAdapter = { generate: () => Promise.reject(thrown) };
+      const error = await run(agent, {
+        store,
+        sessionId: 's',
+        message: 'go',
+        llm: failing,
+        onBackgroundError,
+      }).catch((e: unknown) => e);
+      expect(error).toBe(thrown);
+      await drainEventLoop();
+      expect(reported.map((r) => [r.error, r.context.after])).toEqual([[failure, 'failed-run']]);
+    }
+  });
+
+  it("an abort reason that is another run's LeaseLostError does not stop this run from releasing its own lease", async () => {
+    const inner = durableMemoryStore();
+    const { store, releases } = withRelease(inner, (id, lease) => inner.releaseLease(id, lease));
+    const foreign = new LeaseLostError({ sessionId: 'other', holder: 'h', epoch: 3 });
+    expect(await abortDuringModelCall(store, foreign)).toBe(foreign);
+    await drainEventLoop();
+    expect(releases()).toBe(1);
+    expect((await inner.load('s'))!.session.lease).toBeNull();
+  });
+
+  it('a release that answers only after the safe window is followed: its later failure reported once, its success not at all', async () => {
+    for (const outcome of ['fails', 'succeeds'] as const) {
+      const inner = durableMemoryStore();
+      const answer = deferred();
+      const failure = new Error('release failed late');
+      const { store } = withRelease(inner, (id, lease) =>
+        answer.promise.then(() =>
+          outcome === 'fails' ? Promise.reject(failure) : inner.releaseLease(id, lease),
+        ),
+      );
+      const { reported, onBackgroundError } = recorder();
+      const ttl = 200;
+      const failing: LlmAdapter = { generate: () => Promise.reject('rate limited') };
+      const running = run(agent, {
+        store,
+        sessionId: 's',
+        message: 'go',
+        llm: failing,
+        leaseTtlMs: ttl,
+        onBackgroundError,
+      }).catch((e: unknown) => e);
+      // The run waits for its release up to the safe window (ttl − ttl/5), then gives up on it.
+      expect(await running).toBe('rate limited');
+      answer.resolve();
+      await drainEventLoop();
+      expect(reported).toEqual(
+        outcome === 'fails'
+          ? [
+              {
+                error: failure,
+                context: { operation: 'releaseLease', sessionId: 's', after: 'unanswered-release' },
+              },
+            ]
+          : [],
+      );
+    }
+  });
+});
+
+describe('an append that may still land', () => {
+  /**
+   * A store whose `n`-th append answers ECONNRESET at once while the server still executes it
+   * (it lands when `land` is called), and whose re-reads fail for good.
+   */
+  function droppedAnswer(inner: AgentStore, n: number) {
+    const lands: Array<() => Promise<unknown>> = [];
+    const failed = deferred();
+    let appends = 0;
+    const { store, releases } = withRelease(inner, (id, lease) => inner.releaseLease(id, lease));
+    const dropping: AgentStore = {
+      ...store,
+      append(id, input) {
+        if (++appends !== n) return inner.append(id, input);
+        lands.push(() => inner.append(id, input));
+        failed.resolve();
+        return Promise.reject(Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' }));
+      },
+      load(id, options) {
+        if (options?.afterSeq === undefined) return inner.load(id, options);
+        return Promise.reject(Object.assign(new Error('client closed'), { retryable: false }));
+      },
+    };
+    return { store: dropping, releases, failed: failed.promise, land: () => lands[0]!() };
+  }
+
+  it('after a dropped answer and a failed re-read, the lease is left to lapse, not released under it', async () => {
+    for (const aborted of [false, true]) {
+      const inner = durableMemoryStore();
+      const dropped = droppedAnswer(inner, 2);
+      const { reported, onBackgroundError } = recorder();
+      const controller = new AbortController();
+      const running = run(agent, {
+        store: dropped.store,
+        sessionId: 's',
+        message: 'go',
+        llm: llm(),
+        signal: controller.signal,
+        onBackgroundError,
+      }).catch((e: unknown) => e);
+      await dropped.failed;
+      if (aborted) controller.abort(new Error('caller gave up'));
+      const error = await running;
+      if (!aborted) expect(error).toMatchObject({ code: 'APPEND_OUTCOME_UNKNOWN' });
+      await drainEventLoop();
+      expect(dropped.releases()).toBe(0);
+      // The append lands late, under a lease nobody freed: the tool's result is kept.
+      await dropped.land();
+      expect((await inner.load('s'))!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+      expect(reported).toEqual([]);
+    }
+  });
+
+  it('a releasing final append whose answer was dropped is not followed by a second release', async () => {
+    const inner = durableMemoryStore();
+    const dropped = droppedAnswer(inner, 3);
+    const controller = new AbortController();
+    const running = run(agent, {
+      store: dropped.store,
+      sessionId: 's',
+      message: 'go',
+      llm: llm(),
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    await dropped.failed;
+    await dropped.land();
+    controller.abort(new Error('caller gave up'));
+    await running;
+    await drainEventLoop();
+    expect(dropped.releases()).toBe(0);
+    expect((await inner.load('s'))!.session.lease).toBeNull();
+  });
 });
 
 describe('an acquire the caller abandoned', () => {
