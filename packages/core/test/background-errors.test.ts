@@ -102,6 +102,14 @@ async function abortWhen(reached: Promise<void>, store: AgentStore, reason: unkn
   return running;
 }
 
+/** Runs the agent with a model that fails with `thrown`; resolves with what run() rejected with. */
+function failWithModelError(store: AgentStore, thrown: unknown, options: object = {}) {
+  const failing: LlmAdapter = { generate: () => Promise.reject(thrown) };
+  return run(agent, { store, sessionId: 's', message: 'go', llm: failing, ...options }).catch(
+    (e: unknown) => e,
+  );
+}
+
 /** Aborts a run once its model was sent the first request (no append in flight). */
 function abortDuringModelCall(
   store: AgentStore,
@@ -358,23 +366,6 @@ describe('what the run fails with, and what its release fails with', () => {
     expect((await inner.load('s1'))!.session.lease).toBeNull();
   });
 
-  it('a release that fails with the very error the run fails with is reported, not dropped', async () => {
-    const shared = new Error('connection pool closed');
-    const { store } = withRelease(durableMemoryStore(), () => Promise.reject(shared));
-    const { reported, onBackgroundError } = recorder();
-    const failing: LlmAdapter = { generate: () => Promise.reject(shared) };
-    const error = await run(agent, {
-      store,
-      sessionId: 's',
-      message: 'go',
-      llm: failing,
-      onBackgroundError,
-    }).catch((e: unknown) => e);
-    expect(error).toBe(shared);
-    await drainEventLoop();
-    expect(reported.map((r) => [r.error, r.context.after])).toEqual([[shared, 'failed-run']]);
-  });
-
   it("a NaN abort reason is the caller's reason like any other: a release that succeeds is no error", async () => {
     const inner = durableMemoryStore();
     const { reported, onBackgroundError } = recorder();
@@ -385,32 +376,32 @@ describe('what the run fails with, and what its release fails with', () => {
     expect((await inner.load('s'))!.session.lease).toBeNull();
   });
 
-  it('a Proxy error that refuses or drops the property: the failure is reported, and the run still fails with it', async () => {
-    const failure = new Error('release refused');
-    for (const traps of [
-      {
+  const shared = new Error('connection pool closed');
+  for (const [label, thrown, failure] of [
+    [
+      'a Proxy whose isExtensible trap throws',
+      new Proxy(new Error('model down'), {
         isExtensible: () => {
-          throw new TypeError('isExtensible trap says no');
+          throw new TypeError('no');
         },
-      },
-      { defineProperty: () => true },
-    ] satisfies ProxyHandler<Error>[]) {
-      const thrown = new Proxy(new Error('model down'), traps);
+      }),
+      new Error('release refused'),
+    ],
+    [
+      'a Proxy whose defineProperty trap drops the property',
+      new Proxy(new Error('model down'), { defineProperty: () => true }),
+      new Error('release refused'),
+    ],
+    ['the very error the release fails with', shared, shared],
+  ] as const) {
+    it(`a run that fails with ${label}: the release's failure is reported, and the run still fails with it`, async () => {
       const { store } = withRelease(durableMemoryStore(), () => Promise.reject(failure));
       const { reported, onBackgroundError } = recorder();
-      const failing: LlmAdapter = { generate: () => Promise.reject(thrown) };
-      const error = await run(agent, {
-        store,
-        sessionId: 's',
-        message: 'go',
-        llm: failing,
-        onBackgroundError,
-      }).catch((e: unknown) => e);
-      expect(error).toBe(thrown);
+      expect(await failWithModelError(store, thrown, { onBackgroundError })).toBe(thrown);
       await drainEventLoop();
       expect(reported.map((r) => [r.error, r.context.after])).toEqual([[failure, 'failed-run']]);
-    }
-  });
+    });
+  }
 
   it("an abort reason that is another run's LeaseLostError does not stop this run from releasing its own lease", async () => {
     const inner = durableMemoryStore();
@@ -434,17 +425,10 @@ describe('what the run fails with, and what its release fails with', () => {
       );
       const { reported, onBackgroundError } = recorder();
       const ttl = 200;
-      const failing: LlmAdapter = { generate: () => Promise.reject('rate limited') };
-      const running = run(agent, {
-        store,
-        sessionId: 's',
-        message: 'go',
-        llm: failing,
-        leaseTtlMs: ttl,
-        onBackgroundError,
-      }).catch((e: unknown) => e);
       // The run waits for its release up to the safe window (ttl − ttl/5), then gives up on it.
-      expect(await running).toBe('rate limited');
+      expect(await failWithModelError(store, 'rate limited', { leaseTtlMs: ttl, onBackgroundError })).toBe(
+        'rate limited',
+      );
       answer.resolve();
       await drainEventLoop();
       expect(reported).toEqual(
@@ -492,18 +476,16 @@ describe('an append that may still land', () => {
       const inner = durableMemoryStore();
       const dropped = droppedAnswer(inner, 2);
       const { reported, onBackgroundError } = recorder();
-      const controller = new AbortController();
-      const running = run(agent, {
-        store: dropped.store,
-        sessionId: 's',
-        message: 'go',
-        llm: llm(),
-        signal: controller.signal,
-        onBackgroundError,
-      }).catch((e: unknown) => e);
-      await dropped.failed;
-      if (aborted) controller.abort(new Error('caller gave up'));
-      const error = await running;
+      const options = { onBackgroundError };
+      const error = aborted
+        ? await abortWhen(dropped.failed, dropped.store, new Error('caller gave up'), options)
+        : await run(agent, {
+            store: dropped.store,
+            sessionId: 's',
+            message: 'go',
+            llm: llm(),
+            ...options,
+          }).catch((e: unknown) => e);
       if (!aborted) expect(error).toMatchObject({ code: 'APPEND_OUTCOME_UNKNOWN' });
       await drainEventLoop();
       expect(dropped.releases()).toBe(0);
@@ -517,18 +499,9 @@ describe('an append that may still land', () => {
   it('a releasing final append whose answer was dropped is not followed by a second release', async () => {
     const inner = durableMemoryStore();
     const dropped = droppedAnswer(inner, 3);
-    const controller = new AbortController();
-    const running = run(agent, {
-      store: dropped.store,
-      sessionId: 's',
-      message: 'go',
-      llm: llm(),
-      signal: controller.signal,
-    }).catch((e: unknown) => e);
-    await dropped.failed;
-    await dropped.land();
-    controller.abort(new Error('caller gave up'));
-    await running;
+    // Aborted once the append has landed after all (its answer dropped, its re-read failing).
+    const landed = dropped.failed.then(() => dropped.land()).then(() => undefined);
+    await abortWhen(landed, dropped.store, new Error('caller gave up'));
     await drainEventLoop();
     expect(dropped.releases()).toBe(0);
     expect((await inner.load('s'))!.session.lease).toBeNull();
