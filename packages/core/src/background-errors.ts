@@ -12,9 +12,10 @@ export type BackgroundErrorContext =
       /**
        * Why nobody hears of it: the lease was granted to an acquire the caller had abandoned;
        * an append the caller abandoned settled first; run() stopped waiting for the release
-       * (the caller aborted, or the lease's safe window passed); or the run failed with the
-       * caller's own abort reason (left unchanged: several runs may share it), a value that
-       * cannot carry `leaseReleaseError`, or the release's own error.
+       * (the caller aborted, or the lease's safe window passed); or the run failed with an
+       * error not of agentstore's making (left unchanged: the caller's abort reason or a model
+       * client's error may be shared by several runs), a value that cannot carry
+       * `leaseReleaseError`, or the release's own error.
        */
       after: 'abandoned-acquire' | 'abandoned-append' | 'unanswered-release' | 'failed-run';
     }

@@ -116,7 +116,9 @@ export function keepLeaseAlive(options: {
     const sentWall = wallNow();
     // Renewals are not serialised: one that hangs (a half-open connection) must not hold back
     // the next, which may reach the store another way. At most ~4 can be in flight per TTL.
-    store.renewLease(sessionId, { ...lease, ttlMs }).then(
+    // (A store that throws instead of rejecting, or answers a plain value, counts the same way:
+    // never an exception thrown from this timer.)
+    new Promise((resolve) => resolve(store.renewLease(sessionId, { ...lease, ttlMs }))).then(
       () => {
         if (stopped) return;
         lastError = null;

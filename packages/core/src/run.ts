@@ -91,7 +91,8 @@ export interface RunOptions {
    * Where a lease-call failure goes when no caller can be told of it: the release after an
    * acquire or append the caller abandoned; a release run() stopped waiting for (the caller
    * aborted, or the lease's safe window passed); a release that failed after the run failed with
-   * the caller's own abort reason (left unchanged), a value that cannot carry `leaseReleaseError`
+   * an error not of agentstore's making (left unchanged: the caller's abort reason or a model
+   * client's error may be shared by several runs), a value that cannot carry `leaseReleaseError`
    * or the release's own error; an abandoned acquire that failed without a definite answer. Each
    * means the session may stay busy until the lease expires. Default: `console.warn`. Called in
    * a promise job of its own; it must not throw: a throw becomes an unhandled rejection.
@@ -176,9 +177,11 @@ const tokenCount = (value: unknown): number =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 
 /** Keeps the error the caller must act on and attaches the one raised alongside it, so neither is lost. */
-function withConcurrentError(primary: unknown, concurrent: unknown): unknown {
+function withConcurrentError(primary: unknown, concurrent: unknown, callerReason: unknown): unknown {
   if (
     primary !== concurrent &&
+    // The caller's own abort reason is not ours to change: several runs may share it.
+    !Object.is(primary, callerReason) &&
     typeof primary === 'object' &&
     primary !== null &&
     Object.isExtensible(primary)
@@ -192,12 +195,12 @@ function withConcurrentError(primary: unknown, concurrent: unknown): unknown {
  * Waits for `write` to land, then throws `error` — or, when the write failed, the write's error
  * (the graver fact: what is stored is not what the run believes) with `error` attached.
  */
-async function throwOnceLanded(write: Promise<void>, error: unknown): Promise<never> {
+async function throwOnceLanded(write: Promise<void>, error: unknown, signal: AbortSignal): Promise<never> {
   const writeError = await write.then(
     () => null,
     (failure: unknown) => failure,
   );
-  throw writeError === null ? error : withConcurrentError(writeError, error);
+  throw writeError === null ? error : withConcurrentError(writeError, error, signal.reason);
 }
 
 /**
@@ -270,7 +273,7 @@ async function settleAndCommit(
   if (handlerFailed) {
     release();
     // Nothing returns before what settled is committed.
-    return throwOnceLanded(written, handlerFailed.reason);
+    return throwOnceLanded(written, handlerFailed.reason, conversation.scope.signal);
   }
   return {
     land() {
@@ -386,7 +389,7 @@ async function loop(
     const settled = await answer;
     // The model's error is usually just our abort (then the same error); anything else is
     // attached to the write's, not dropped.
-    if (settled.failed) return throwOnceLanded(landing, settled.error);
+    if (settled.failed) return throwOnceLanded(landing, settled.error, signal);
     if (written.failed) throw written.error;
     return settled.response;
   };
@@ -475,7 +478,7 @@ async function loop(
     const write = pending;
     pending = null;
     if (!write) throw error;
-    return throwOnceLanded(write.land(), error);
+    return throwOnceLanded(write.land(), error, signal);
   } finally {
     signal.removeEventListener('abort', followRun);
   }
@@ -518,6 +521,18 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
       await abortableSleep(WAIT_POLL_MIN_MS * ambiguous, signal);
     }
   }
+}
+
+/**
+ * Whether an acquire that failed may still have been granted: anything but a typed refusal. An
+ * unexpected reply or an undecodable session can come after the grant was written.
+ */
+function mayHaveBeenGranted(failure: unknown): boolean {
+  return (
+    !isAgentStoreError(failure) ||
+    isAgentStoreError(failure, 'UNEXPECTED_REPLY') ||
+    isAgentStoreError(failure, 'CORRUPT_RECORD')
+  );
 }
 
 /**
@@ -656,7 +671,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         (late) => releases.inBackground({ holder, epoch: late.epoch }, 'abandoned-acquire'),
         (failure: unknown) => {
           // A typed refusal is definite (nothing was granted); anything else may have been.
-          if (!isAgentStoreError(failure)) {
+          if (mayHaveBeenGranted(failure)) {
             onBackgroundError(failure, { operation: 'acquireLease', sessionId, after: 'abandoned-acquire' });
           }
         },
@@ -802,14 +817,15 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         // own abort reason is not ours to change (several runs may share it), and some values
         // cannot carry it: then it goes to onBackgroundError, never nowhere.
         const failed = await release();
-        if (
-          failed &&
-          (Object.is(failed.error, error) ||
-            Object.is(error, outer.reason) ||
-            !attachReleaseError(error, failed.error))
-        ) {
-          releases.report(failed.error, 'failed-run');
-        }
+        // Only on an error of ours, made for this run: any other (a model client's memoised
+        // rejection, the caller's abort reason) may be shared by several runs.
+        const carried =
+          failed !== null &&
+          isAgentStoreError(error) &&
+          !Object.is(error, outer.reason) &&
+          !Object.is(failed.error, error) &&
+          attachReleaseError(error, failed.error);
+        if (failed && !carried) releases.report(failed.error, 'failed-run');
       }
     }
     throw error;

@@ -268,15 +268,20 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
             headSeq = result.headSeq;
             return withSeqs(messages, expectedSeq);
           } catch (error) {
-            // A conflict after an unknown outcome may be our own earlier attempt landing late.
+            // After an unknown outcome, a conflict may be our own earlier attempt landing late, and
+            // a lost lease that attempt releasing it (a final append carries the release).
             const mustReread =
-              !isDefiniteAppendFailure(error) || (outcomeUnknown && isAgentStoreError(error, 'SEQ_CONFLICT'));
+              !isDefiniteAppendFailure(error) ||
+              (outcomeUnknown &&
+                (isAgentStoreError(error, 'SEQ_CONFLICT') || isAgentStoreError(error, 'LEASE_LOST')));
             if (!mustReread) throw error;
             outcomeUnknown = true;
             if (await landed(expectedSeq, messages, error)) {
               headSeq = expectedSeq + messages.length;
               return withSeqs(messages, expectedSeq);
             }
+            // Not ours after all: the lease is gone, and no retry can land.
+            if (isAgentStoreError(error, 'LEASE_LOST')) throw error;
             // Proven not to have landed: the failure itself is the answer once retries run out.
             if (retries >= MAX_UNKNOWN_OUTCOME_RETRIES) throw error;
             await abortableSleep(25 * (retries + 1), leaseLost);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   type AgentStore,
   type BackgroundErrorContext,
+  CorruptRecordError,
   defineAgent,
   InvalidArgumentError,
   LeaseLostError,
@@ -10,7 +11,9 @@ import {
   run,
   SessionBusyError,
   tool,
+  UnexpectedReplyError,
 } from '../src/index.ts';
+import { keepLeaseAlive } from '../src/lease-keeper.ts';
 import { durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 import { drainEventLoop, gatedStore } from './pipeline-fixtures.ts';
 
@@ -366,6 +369,72 @@ describe('what the run fails with, and what its release fails with', () => {
     expect((await inner.load('s1'))!.session.lease).toBeNull();
   });
 
+  it("a run failing with one of agentstore's own errors carries the release's failure as leaseReleaseError", async () => {
+    const inner = durableMemoryStore();
+    const failure = new Error('release refused');
+    const corrupt = new CorruptRecordError({ sessionId: 's', seq: null, reason: 'undecodable session' });
+    const { store } = withRelease(inner, () => Promise.reject(failure));
+    const broken: AgentStore = { ...store, load: () => Promise.reject(corrupt) };
+    const { reported, onBackgroundError } = recorder();
+    const error = await run(agent, {
+      store: broken,
+      sessionId: 's',
+      message: 'go',
+      llm: llm(),
+      onBackgroundError,
+    }).catch((e: unknown) => e);
+    expect(error).toBe(corrupt);
+    expect((error as { leaseReleaseError?: unknown }).leaseReleaseError).toBe(failure);
+    await drainEventLoop();
+    expect(reported).toEqual([]);
+  });
+
+  it("one model error shared by two runs carries neither run's release failure: each is reported with its session", async () => {
+    const inner = durableMemoryStore();
+    const failure = new Error('release of s1 failed');
+    const shared = new Error('model client failed to start');
+    const store: AgentStore = {
+      ...gatedStore(inner).store,
+      releaseLease: (id, lease) => (id === 's1' ? Promise.reject(failure) : inner.releaseLease(id, lease)),
+    };
+    const { reported, onBackgroundError } = recorder();
+    const failing: LlmAdapter = { generate: () => Promise.reject(shared) };
+    const errors = await Promise.all(
+      ['s1', 's2'].map((sessionId) =>
+        run(agent, { store, sessionId, message: 'go', llm: failing, onBackgroundError }).catch(
+          (e: unknown) => e,
+        ),
+      ),
+    );
+    expect(errors).toEqual([shared, shared]);
+    await drainEventLoop();
+    expect(Object.hasOwn(shared, 'leaseReleaseError')).toBe(false);
+    expect(reported).toEqual([
+      { error: failure, context: { operation: 'releaseLease', sessionId: 's1', after: 'failed-run' } },
+    ]);
+  });
+
+  it("the caller's abort reason gets no concurrentError either (write #2 unanswered, the model failing on its own)", async () => {
+    const inner = durableMemoryStore();
+    const gated = gatedStore(inner);
+    const held = gated.hold(2);
+    const model: LlmAdapter = {
+      generate: ({ messages, signal }) =>
+        messages.some((m) => m.role === 'tool')
+          ? new Promise((_, reject) =>
+              signal.addEventListener('abort', () => reject(new Error('Request was aborted')), {
+                once: true,
+              }),
+            )
+          : Promise.resolve({ text: '', toolCalls: callSend.toolCalls }),
+    };
+    const reason = new Error('caller gave up');
+    expect(await abortWhen(held.reached, gated.store, reason, { llm: model })).toBe(reason);
+    held.open();
+    await drainEventLoop();
+    expect(Object.getOwnPropertyNames(reason).sort()).toEqual(['message', 'stack']);
+  });
+
   it("a NaN abort reason is the caller's reason like any other: a release that succeeds is no error", async () => {
     const inner = durableMemoryStore();
     const { reported, onBackgroundError } = recorder();
@@ -508,6 +577,40 @@ describe('an append that may still land', () => {
   });
 });
 
+describe('a final append whose answer was lost and that landed after the re-read', () => {
+  it('the retry, refused because that append freed the lease, is settled by re-reading: the run completes', async () => {
+    const inner = durableMemoryStore();
+    let appends = 0;
+    let late: (() => Promise<unknown>) | null = null;
+    const { store } = withRelease(inner, (id, lease) => inner.releaseLease(id, lease));
+    const flaky: AgentStore = {
+      ...store,
+      append(id, input) {
+        // Appends: 1 write #1, 2 its result, 3 the final answer (it carries the release).
+        if (++appends !== 3) return inner.append(id, input);
+        late = () => inner.append(id, input);
+        return Promise.reject(Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' }));
+      },
+      async load(id, options) {
+        const answer = await inner.load(id, options);
+        // The re-read sees nothing yet; the lost append lands right after it.
+        if (options?.afterSeq !== undefined && late) {
+          const land = late;
+          late = null;
+          await land();
+        }
+        return answer;
+      },
+    };
+    const result = await run(agent, { store: flaky, sessionId: 's', message: 'go', llm: llm() });
+    expect(result.status).toBe('complete');
+    expect(result.response).toBe('done');
+    const stored = (await inner.load('s'))!;
+    expect(stored.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(stored.session.lease).toBeNull();
+  });
+});
+
 describe('an acquire the caller abandoned', () => {
   /** A store whose acquires wait for `settle` once sent. */
   function lateAcquire(inner: AgentStore, failure: Error) {
@@ -554,6 +657,36 @@ describe('an acquire the caller abandoned', () => {
     expect(reported.map((r) => [(r.error as Error).message, r.context])).toEqual([
       ['ECONNRESET: answer lost', { operation: 'acquireLease', sessionId: 's', after: 'abandoned-acquire' }],
     ]);
+  });
+
+  it('answered with an unexpected reply or an undecodable session after the grant: reported as may have been granted', async () => {
+    for (const failure of [
+      new UnexpectedReplyError({ store: 'custom', operation: 'acquireLease', reply: 'OK?', sessionId: 's' }),
+      new CorruptRecordError({ sessionId: 's', seq: null, reason: 'undecodable session' }),
+    ]) {
+      const inner = durableMemoryStore();
+      const settle = deferred();
+      const sent = deferred();
+      const store: AgentStore = {
+        ...gatedStore(inner).store,
+        acquireLease(id, options) {
+          sent.resolve();
+          return settle.promise
+            .then(() => inner.acquireLease(id, options))
+            .then(() => Promise.reject(failure));
+        },
+      };
+      const { reported, onBackgroundError } = recorder();
+      await abandonAcquire(store, sent.promise, { onBackgroundError });
+      settle.resolve();
+      await drainEventLoop();
+      expect(reported).toEqual([
+        {
+          error: failure,
+          context: { operation: 'acquireLease', sessionId: 's', after: 'abandoned-acquire' },
+        },
+      ]);
+    }
   });
 
   it('refused by the store (a typed, definite answer): nothing to report', async () => {
@@ -616,4 +749,51 @@ describe('the onBackgroundError option', () => {
     expect((error as InvalidArgumentError).message).toContain('onBackgroundError');
     expect(calls).toEqual([]);
   });
+});
+
+describe('a renewal that throws instead of rejecting', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  for (const [label, renewLease] of [
+    [
+      'throws',
+      () => {
+        throw new Error('pool exhausted');
+      },
+    ],
+    ['answers a plain value', () => ({ expiresAt: 'soon' }) as never],
+  ] as const) {
+    it(`${label}: never an exception from the keeper's timer; it counts as a failed or an answered renewal`, async () => {
+      vi.useFakeTimers();
+      const ttl = 1_000;
+      const inner = durableMemoryStore();
+      const store: AgentStore = {
+        ...gatedStore(inner).store,
+        renewLease: renewLease as AgentStore['renewLease'],
+      };
+      const lost: unknown[] = [];
+      const keeper = keepLeaseAlive({
+        store,
+        sessionId: 's',
+        lease: { holder: 'h', epoch: 1 },
+        ttlMs: ttl,
+        sentAt: Date.now(),
+        now: () => Date.now(),
+        onLost: (error) => lost.push(error),
+      });
+      // Renewals are sent every ttl/4; each one's failure is a passing fault until the deadline.
+      await vi.advanceTimersByTimeAsync(ttl / 2);
+      expect(() => keeper.assertHeld()).not.toThrow();
+      await vi.advanceTimersByTimeAsync(ttl);
+      if (label === 'throws') {
+        expect(lost).toHaveLength(1);
+        expect((lost[0] as Error & { cause?: Error }).cause?.message).toBe('pool exhausted');
+      } else {
+        expect(lost).toEqual([]);
+      }
+      keeper.stop();
+    });
+  }
 });
