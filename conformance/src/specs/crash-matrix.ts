@@ -105,6 +105,7 @@ function runOnce(
   c: Case,
   message: string | undefined,
   leaseTtlMs = RUN_TTL_MS,
+  backgroundErrors?: unknown[],
 ): Promise<RunResult> {
   return run(s.agent, {
     store,
@@ -114,6 +115,7 @@ function runOnce(
     tenantId: c.tenantId,
     leaseTtlMs,
     ...(message !== undefined ? { message } : {}),
+    ...(backgroundErrors ? { onBackgroundError: (error: unknown) => backgroundErrors.push(error) } : {}),
   });
 }
 
@@ -210,9 +212,11 @@ async function crashAndResume(ctx: CheckContext, plan: FaultPlan, label: string)
   const c = newCase(label);
   const what = `crash ${plan.when} ${plan.op} #${plan.call}`;
   const faulty = faultyStore(ctx.store, plan);
+  // A "dead" process's lease calls can only fail with the crash: anything else is a finding.
+  const backgroundErrors: unknown[] = [];
   let result: RunResult;
   try {
-    result = await runOnce(s, faulty, c, USER_MESSAGE, CRASHED_RUN_TTL_MS);
+    result = await runOnce(s, faulty, c, USER_MESSAGE, CRASHED_RUN_TTL_MS, backgroundErrors);
     // The fault point was never reached (results that settle together may share an append).
     assert(!faulty.tripped, `${what}: the run reported success although the process "died"`);
   } catch (error) {
@@ -223,6 +227,12 @@ async function crashAndResume(ctx: CheckContext, plan: FaultPlan, label: string)
     } catch (resumeError) {
       return violation(`${what}: resuming failed with ${describeError(resumeError)}`);
     }
+  }
+  for (const error of backgroundErrors) {
+    if (!isSimulatedCrash(error))
+      violation(
+        `${what}: a lease call of the crashed run failed with ${describeError(error)}, not the simulated crash`,
+      );
   }
   await checkInvariants(ctx, s, c, result, what);
 }
