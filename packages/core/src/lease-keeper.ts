@@ -28,6 +28,13 @@ export interface LeaseKeeper {
    * within the window, however slowly, is untouched.
    */
   watch<T>(call: Promise<T>, overdue: () => AgentStoreError): Promise<T>;
+  /**
+   * The run is releasing the lease (its final append, or a release call). From now on a renewal
+   * refused as lost is not taken as the lease lost: it may be that release having landed first,
+   * and the releasing call learns itself whether the lease was lost. Renewals go on, and one
+   * that answers still moves the deadline, which holds as before.
+   */
+  releasing(): void;
   stop(): void;
 }
 
@@ -66,6 +73,7 @@ export function keepLeaseAlive(options: {
   const passed = () => now() >= deadline || wallNow() >= wallDeadline;
   let lost: AgentStoreError | null = null;
   let stopped = false;
+  let releasing = false;
   let lastError: unknown = null;
   let renewTimer: ReturnType<typeof setTimeout> | undefined;
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
@@ -132,7 +140,7 @@ export function keepLeaseAlive(options: {
       },
       (error: unknown) => {
         if (stopped) return;
-        if (isAgentStoreError(error, 'LEASE_LOST')) lose(error);
+        if (isAgentStoreError(error, 'LEASE_LOST') && !releasing) lose(error);
         else lastError = error; // a passing fault: the next renewal retries while the deadline allows
       },
     );
@@ -175,6 +183,9 @@ export function keepLeaseAlive(options: {
           },
         );
       });
+    },
+    releasing() {
+      releasing = true;
     },
     stop,
   };

@@ -524,6 +524,17 @@ async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signa
 }
 
 /**
+ * Whether `error` says this run's own lease is lost: a LeaseLostError about this session and
+ * holder (or one that names no holder). Another run's, handed over by user code or as the
+ * caller's abort reason, is not: this run still releases its own lease.
+ */
+function isOurLeaseLost(error: unknown, sessionId: string, holder: string): boolean {
+  if (!isAgentStoreError(error, 'LEASE_LOST')) return false;
+  const lost = error as { sessionId?: unknown; holder?: unknown };
+  return lost.sessionId === sessionId && (lost.holder === holder || lost.holder === null);
+}
+
+/**
  * Whether an acquire that failed may still have been granted: anything but a typed refusal. An
  * unexpected reply or an undecodable session can come after the grant was written.
  */
@@ -709,8 +720,10 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       { cause: new Error(`${what} did not answer within the lease's safe window; the lease was given up`) },
     );
   /** Releases the lease, waiting as long as the caller and the lease's safe window allow. */
-  const release = () =>
-    releases.release(lease, (answer) => storeAnswer(keeper.watch(answer, unanswered('releaseLease'))));
+  const release = () => {
+    keeper.releasing();
+    return releases.release(lease, (answer) => storeAnswer(keeper.watch(answer, unanswered('releaseLease'))));
+  };
   /** The append in flight, while it has not settled (appends are strictly sequential). */
   let appending: Promise<unknown> | null = null;
   /** Settles once every append the ledger sent has answered (a commit may give up on one first). */
@@ -752,6 +765,8 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         // Checked here too, so a commit after the deadline never starts (the ledger checks again
         // before every attempt; storeAnswer bounds an attempt that never answers).
         keeper.assertHeld();
+        // The run's last append frees the lease itself: a renewal racing it is refused.
+        if (commitOptions?.releaseLease) keeper.releasing();
         const sent = base.commit(batch, commitOptions);
         appending = sent;
         const settled = () => {
@@ -793,8 +808,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   } catch (error) {
     // A lease lost or given up (an unanswered append) is not released: it lapses in the store.
     // (The caller's abort reason may be any error, a LeaseLostError of another run's included.)
-    const ourLeaseLost =
-      leaseLost.signal.aborted || (isAgentStoreError(error, 'LEASE_LOST') && !Object.is(error, outer.reason));
+    const ourLeaseLost = leaseLost.signal.aborted || isOurLeaseLost(error, sessionId, holder);
     // Neither is one held under an append that may still land: a release would fence it.
     if (!released && !ourLeaseLost && !outcomeUnconfirmed()) {
       // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
@@ -817,11 +831,13 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         // own abort reason is not ours to change (several runs may share it), and some values
         // cannot carry it: then it goes to onBackgroundError, never nowhere.
         const failed = await release();
-        // Only on an error of ours, made for this run: any other (a model client's memoised
-        // rejection, the caller's abort reason) may be shared by several runs.
+        // Only on an error of ours about this session, not carrying one already: any other (a
+        // model client's memoised rejection, the caller's abort reason) may be shared by runs.
         const carried =
           failed !== null &&
           isAgentStoreError(error) &&
+          (error as { sessionId?: unknown }).sessionId === sessionId &&
+          !Object.hasOwn(error, 'leaseReleaseError') &&
           !Object.is(error, outer.reason) &&
           !Object.is(failed.error, error) &&
           attachReleaseError(error, failed.error);

@@ -269,19 +269,22 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
             return withSeqs(messages, expectedSeq);
           } catch (error) {
             // After an unknown outcome, a conflict may be our own earlier attempt landing late, and
-            // a lost lease that attempt releasing it (a final append carries the release).
+            // a lost lease that attempt releasing it (the run's final append carries the release).
             const mustReread =
               !isDefiniteAppendFailure(error) ||
               (outcomeUnknown &&
                 (isAgentStoreError(error, 'SEQ_CONFLICT') || isAgentStoreError(error, 'LEASE_LOST')));
             if (!mustReread) throw error;
             outcomeUnknown = true;
-            if (await landed(expectedSeq, messages, error)) {
+            const ours = await landed(expectedSeq, messages, error);
+            // The lease is gone. Only an append that released it itself (the run's last) has
+            // nothing left to do under it; after any other, even one that landed, the run must
+            // stop: another worker may hold the session now, and no retry can land.
+            if (isAgentStoreError(error, 'LEASE_LOST') && !(ours && releaseLease)) throw error;
+            if (ours) {
               headSeq = expectedSeq + messages.length;
               return withSeqs(messages, expectedSeq);
             }
-            // Not ours after all: the lease is gone, and no retry can land.
-            if (isAgentStoreError(error, 'LEASE_LOST')) throw error;
             // Proven not to have landed: the failure itself is the answer once retries run out.
             if (retries >= MAX_UNKNOWN_OUTCOME_RETRIES) throw error;
             await abortableSleep(25 * (retries + 1), leaseLost);

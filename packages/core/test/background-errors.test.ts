@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   type AgentStore,
+  type AppendInput,
   type BackgroundErrorContext,
   CorruptRecordError,
   defineAgent,
@@ -435,6 +436,40 @@ describe('what the run fails with, and what its release fails with', () => {
     expect(Object.getOwnPropertyNames(reason).sort()).toEqual(['message', 'stack']);
   });
 
+  it('an agentstore error not about this session (a memoised one, shared by runs) carries no release failure', async () => {
+    const inner = durableMemoryStore();
+    const failure = new Error('release of s1 failed');
+    const shared = new InvalidArgumentError({ argument: 'model', reason: 'is misconfigured' });
+    const store: AgentStore = {
+      ...gatedStore(inner).store,
+      releaseLease: (id, lease) => (id === 's1' ? Promise.reject(failure) : inner.releaseLease(id, lease)),
+    };
+    const { reported, onBackgroundError } = recorder();
+    const failing: LlmAdapter = { generate: () => Promise.reject(shared) };
+    for (const sessionId of ['s1', 's2']) {
+      const error = await run(agent, {
+        store,
+        sessionId,
+        message: 'go',
+        llm: failing,
+        onBackgroundError,
+      }).catch((e: unknown) => e);
+      expect(error).toBe(shared);
+    }
+    await drainEventLoop();
+    expect(Object.hasOwn(shared, 'leaseReleaseError')).toBe(false);
+    expect(reported).toEqual([
+      { error: failure, context: { operation: 'releaseLease', sessionId: 's1', after: 'failed-run' } },
+    ]);
+  });
+
+  it("a model that fails with another run's LeaseLostError: this run still releases its own lease", async () => {
+    const inner = durableMemoryStore();
+    const foreign = new LeaseLostError({ sessionId: 'other', holder: 'h', epoch: 3 });
+    expect(await failWithModelError(inner, foreign)).toBe(foreign);
+    expect((await inner.load('s'))!.session.lease).toBeNull();
+  });
+
   it("a NaN abort reason is the caller's reason like any other: a release that succeeds is no error", async () => {
     const inner = durableMemoryStore();
     const { reported, onBackgroundError } = recorder();
@@ -577,37 +612,112 @@ describe('an append that may still land', () => {
   });
 });
 
-describe('a final append whose answer was lost and that landed after the re-read', () => {
-  it('the retry, refused because that append freed the lease, is settled by re-reading: the run completes', async () => {
+/**
+ * A store whose `n`-th append is answered ECONNRESET though the server executes it: it lands
+ * right after the ledger's first re-read (which sees nothing yet), then `afterLanding` runs.
+ */
+function landsAfterReread(
+  inner: AgentStore,
+  n: number,
+  afterLanding?: (input: AppendInput) => Promise<unknown>,
+) {
+  let appends = 0;
+  let late: (() => Promise<unknown>) | null = null;
+  const store: AgentStore = {
+    ...gatedStore(inner).store,
+    append(id, input) {
+      if (++appends !== n) return inner.append(id, input);
+      late = async () => {
+        await inner.append(id, input);
+        await afterLanding?.(input);
+      };
+      return Promise.reject(Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' }));
+    },
+    async load(id, options) {
+      const answer = await inner.load(id, options);
+      if (options?.afterSeq !== undefined && late) {
+        const land = late;
+        late = null;
+        await land();
+      }
+      return answer;
+    },
+  };
+  return store;
+}
+
+describe('an append whose answer was lost, landing after the re-read', () => {
+  it('the final one: the retry, refused as its own release freed the lease, is settled by re-reading; the run completes', async () => {
     const inner = durableMemoryStore();
-    let appends = 0;
-    let late: (() => Promise<unknown>) | null = null;
-    const { store } = withRelease(inner, (id, lease) => inner.releaseLease(id, lease));
-    const flaky: AgentStore = {
-      ...store,
-      append(id, input) {
-        // Appends: 1 write #1, 2 its result, 3 the final answer (it carries the release).
-        if (++appends !== 3) return inner.append(id, input);
-        late = () => inner.append(id, input);
-        return Promise.reject(Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' }));
-      },
-      async load(id, options) {
-        const answer = await inner.load(id, options);
-        // The re-read sees nothing yet; the lost append lands right after it.
-        if (options?.afterSeq !== undefined && late) {
-          const land = late;
-          late = null;
-          await land();
-        }
-        return answer;
-      },
-    };
-    const result = await run(agent, { store: flaky, sessionId: 's', message: 'go', llm: llm() });
+    // Appends: 1 write #1, 2 its result, 3 the final answer (it carries the release).
+    const result = await run(agent, {
+      store: landsAfterReread(inner, 3),
+      sessionId: 's',
+      message: 'go',
+      llm: llm(),
+    });
     expect(result.status).toBe('complete');
     expect(result.response).toBe('done');
     const stored = (await inner.load('s'))!;
     expect(stored.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(stored.session.lease).toBeNull();
+  });
+
+  it('write #1, after which another worker took the session: the run stops, its handler never runs', async () => {
+    const inner = durableMemoryStore();
+    let handlers = 0;
+    const counted = defineAgent({
+      ...agent,
+      tools: {
+        send: tool({
+          description: 'a side effect',
+          input: z.object({}),
+          handler: () => {
+            handlers += 1;
+            return { sent: true };
+          },
+        }),
+      },
+    });
+    // The lease ends once write #1 landed (an operator, a clock skewed past the margin); B takes over.
+    const flaky = landsAfterReread(inner, 1, async (input) => {
+      await inner.releaseLease('s', input.lease!);
+      await inner.acquireLease('s', {
+        holder: 'worker B',
+        ttlMs: 60_000,
+        init: { agentName: 'background', ownerId: null, tenantId: null, state: null },
+      });
+    });
+    const error = await run(counted, { store: flaky, sessionId: 's', message: 'go', llm: llm() }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'LEASE_LOST' });
+    expect(handlers).toBe(0);
+    expect((await inner.load('s'))!.session.lease?.holder).toBe('worker B');
+  });
+
+  it("a renewal refused because the run's final append already freed the lease is not a lost lease", async () => {
+    const inner = durableMemoryStore();
+    let appends = 0;
+    const slowAnswer: AgentStore = {
+      ...gatedStore(inner).store,
+      async append(id, input) {
+        const answer = await inner.append(id, input);
+        // The final append (3rd) lands at once; its answer takes longer than a renewal period.
+        if (++appends === 3) await new Promise((resolve) => setTimeout(resolve, 400));
+        return answer;
+      },
+    };
+    // Renewals every 250 ms: one is refused (the lease is already free) while the answer is on its way.
+    const result = await run(agent, {
+      store: slowAnswer,
+      sessionId: 's',
+      message: 'go',
+      llm: llm(),
+      leaseTtlMs: 1_000,
+    });
+    expect(result.status).toBe('complete');
+    expect((await inner.load('s'))!.session.lease).toBeNull();
   });
 });
 
