@@ -35,6 +35,12 @@ export interface LeaseKeeper {
    * that answers still moves the deadline, which holds as before.
    */
   releasing(): void;
+  /**
+   * The store refused one of this holder's calls as a lost lease (an append): the lease is lost
+   * now, not at the next renewal. The run is aborted at once and `assertHeld` refuses from here,
+   * so no handler starts, and none passes its signal check, after the store said so.
+   */
+  lost(error: AgentStoreError): void;
   stop(): void;
 }
 
@@ -187,6 +193,7 @@ export function keepLeaseAlive(options: {
     releasing() {
       releasing = true;
     },
+    lost: lose,
     stop,
   };
 }

@@ -772,10 +772,18 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         const settled = () => {
           if (appending === sent) appending = null;
         };
-        sent.then(() => {
-          settled();
-          if (commitOptions?.releaseLease) freedByAppend = true;
-        }, settled);
+        sent.then(
+          () => {
+            settled();
+            if (commitOptions?.releaseLease) freedByAppend = true;
+          },
+          (error: unknown) => {
+            settled();
+            // Refused as a lost lease: the whole run learns it now (sibling calls of the step
+            // included), not at the next renewal.
+            if (isOurLeaseLost(error, sessionId, holder)) keeper.lost(error as LeaseLostError);
+          },
+        );
         const records = await storeAnswer(sent);
         if (commitOptions?.releaseLease) released = true;
         return records;

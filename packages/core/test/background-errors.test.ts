@@ -646,7 +646,7 @@ function landsAfterReread(
   return store;
 }
 
-describe('an append whose answer was lost, landing after the re-read', () => {
+describe('an append whose answer was lost or came late', () => {
   it('the final one: the retry, refused as its own release freed the lease, is settled by re-reading; the run completes', async () => {
     const inner = durableMemoryStore();
     // Appends: 1 write #1, 2 its result, 3 the final answer (it carries the release).
@@ -718,6 +718,83 @@ describe('an append whose answer was lost, landing after the re-read', () => {
     });
     expect(result.status).toBe('complete');
     expect((await inner.load('s'))!.session.lease).toBeNull();
+  });
+});
+
+describe('an append refused as a lost lease', () => {
+  it('aborts the whole run at once: a sibling call of the same step starts no handler after the refusal', async () => {
+    const inner = durableMemoryStore();
+    const ready = deferred();
+    const refused = deferred();
+    const ran: string[] = [];
+    const twoCalls = defineAgent({
+      name: 'background',
+      instructions: '',
+      tools: {
+        fast: tool({
+          description: 'a quick effect',
+          input: z.object({}),
+          handler: () => {
+            ran.push('fast');
+            return { done: true };
+          },
+        }),
+        slow: tool({
+          description: 'an effect whose input takes a while to check',
+          input: z.object({}).refine(async () => {
+            await ready.promise;
+            return true;
+          }),
+          handler: () => {
+            ran.push('slow');
+            return { done: true };
+          },
+        }),
+      },
+    });
+    let appends = 0;
+    const store: AgentStore = {
+      ...gatedStore(inner).store,
+      async append(id, input) {
+        const n = ++appends;
+        try {
+          const answer = await inner.append(id, input);
+          // Once write #1 has landed the lease ends (an operator, a clock skewed past the
+          // margin) and worker B takes the session.
+          if (n === 1) {
+            await inner.releaseLease(id, input.lease!);
+            await inner.acquireLease(id, {
+              holder: 'worker B',
+              ttlMs: 60_000,
+              init: { agentName: 'background', ownerId: null, tenantId: null, state: null },
+            });
+          }
+          return answer;
+        } catch (error) {
+          refused.resolve();
+          throw error;
+        }
+      },
+    };
+    const calls = {
+      toolCalls: [
+        { id: 'c1', name: 'fast', input: {} },
+        { id: 'c2', name: 'slow', input: {} },
+      ],
+    };
+    const running = run(twoCalls, {
+      store,
+      sessionId: 's',
+      message: 'go',
+      llm: scriptedLlm([calls, { text: 'done' }]),
+    }).catch((e: unknown) => e);
+    // The fast call's result is refused (B holds the lease); only then is the slow call ready.
+    await refused.promise;
+    await drainEventLoop();
+    ready.resolve();
+    expect(await running).toMatchObject({ code: 'LEASE_LOST' });
+    await drainEventLoop();
+    expect(ran).toEqual(['fast']);
   });
 });
 
