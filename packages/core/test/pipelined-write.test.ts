@@ -356,10 +356,22 @@ describe('crashes around the overlap', () => {
       // The process dies while the model is thinking (the crash reaches the run from the model side).
       if (call === 2) throw new SimulatedCrashError('during model call 2');
     });
+    // The "dead" process's release fails with the crash too: reported, not on the crash error.
+    const background: unknown[] = [];
     await expect(
-      run(agent, { store: gated.store, sessionId: 's', message: 'go', llm, leaseTtlMs: 300 }),
+      run(agent, {
+        store: gated.store,
+        sessionId: 's',
+        message: 'go',
+        llm,
+        leaseTtlMs: 300,
+        onBackgroundError: (error) => background.push(error),
+      }),
     ).rejects.toSatisfy(isSimulatedCrash);
     expect(gated.log).toContain('append 2 landed');
+    await drainEventLoop();
+    expect(background).toHaveLength(1);
+    expect(isSimulatedCrash(background[0])).toBe(true);
     const resumed = await resumeOn(inner, agent);
     expect(resumed.status).toBe('complete');
     expect(ledger.calls.map((c) => c.toolCallId)).toEqual(['c1', 'c2']);
