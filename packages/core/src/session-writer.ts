@@ -7,7 +7,7 @@ import {
   SeqConflictError,
 } from './errors.ts';
 import type { JsonValue, MessageRecord, NewMessage } from './records.ts';
-import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from './store.ts';
+import type { AgentStore, AppendInput, LeaseToken, SessionInit, StoreLimits } from './store.ts';
 import { messageByteLength } from './validation.ts';
 
 /** Where the loop commits messages: the durable store, or memory for a stateless run. */
@@ -169,7 +169,7 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
   const pending = new Set<Promise<unknown>>();
   /** The attempts of each commit that failed after an attempt without a definite answer. */
   const unconfirmed: Attempt[][] = [];
-  const sendAppend = (input: Parameters<AgentStore['append']>[1], attempts: Attempt[]) => {
+  const sendAppend = (input: AppendInput, attempts: Attempt[]) => {
     // (The store's own promise when it returns one: no extra turn on the step's path.)
     const call = Promise.resolve(store.append(sessionId, input));
     const attempt: Attempt = { answer: 'pending' };

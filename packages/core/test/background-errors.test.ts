@@ -698,17 +698,24 @@ describe('an append whose answer was lost or came late', () => {
 
   it("a renewal refused because the run's final append already freed the lease is not a lost lease", async () => {
     const inner = durableMemoryStore();
+    const renewalRefused = deferred();
     let appends = 0;
     const slowAnswer: AgentStore = {
       ...gatedStore(inner).store,
       async append(id, input) {
         const answer = await inner.append(id, input);
-        // The final append (3rd) lands at once; its answer takes longer than a renewal period.
-        if (++appends === 3) await new Promise((resolve) => setTimeout(resolve, 400));
+        // The final append (3rd) lands at once; its answer comes only after a renewal was
+        // refused (the lease being already free): ordered by the events, not by a sleep.
+        if (++appends === 3) await renewalRefused.promise;
         return answer;
       },
+      renewLease: (id, input) =>
+        inner.renewLease(id, input).catch((error: unknown) => {
+          renewalRefused.resolve();
+          throw error;
+        }),
     };
-    // Renewals every 250 ms: one is refused (the lease is already free) while the answer is on its way.
+    // Renewals every 250 ms: the first one after the final append is refused.
     const result = await run(agent, {
       store: slowAnswer,
       sessionId: 's',
