@@ -5,12 +5,12 @@
  * @module @agentstore/core
  */
 export { type AgentConfig, type AgentDefinition, defineAgent } from './agent.ts';
-export type { ApprovalDecision, PendingApproval } from './approvals.ts';
-export type { BackgroundErrorContext, BackgroundErrorHandler } from './background-errors.ts';
+export type { ApprovalDecision, PendingApproval } from './loop/approvals.ts';
+export type { BackgroundErrorContext, BackgroundErrorHandler } from './loop/background-errors.ts';
 export * from './errors.ts';
-export { idempotencyKeyFor } from './idempotency.ts';
+export { idempotencyKeyFor } from './loop/idempotency.ts';
 /** The lease TTLs `run()` (`leaseTtlMs`) and every store accept. */
-export { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './lease-rules.ts';
+export { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './store/lease-rules.ts';
 export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 export { type MemoryStoreOptions, memoryStore } from './memory-store.ts';
 export type {
@@ -24,16 +24,16 @@ export type {
   ToolCall,
 } from './records.ts';
 export { RESULT_ORIGINS, ROLES } from './records.ts';
-export { MAX_RETENTION_BATCH } from './retention.ts';
-export { type RunOptions, type RunResult, run } from './run.ts';
-export { type LoadResultAt, loadSessionAt, type SessionAsOf } from './session-at.ts';
+export { MAX_RETENTION_BATCH } from './store/retention.ts';
+export { type RunOptions, type RunResult, run } from './loop/run.ts';
+export { type LoadResultAt, loadSessionAt, type SessionAsOf } from './inspect/session-at.ts';
 export {
   APPROVAL_DECIDED,
   APPROVAL_REQUESTED,
   type ApprovalDecisionRecord,
   type FoldedSession,
   foldSession,
-} from './session-fold.ts';
+} from './inspect/session-fold.ts';
 export type {
   AcquireLeaseInput,
   AgentStore,
@@ -47,8 +47,8 @@ export type {
   LoadResult,
   SessionInit,
   StoreLimits,
-} from './store.ts';
-export { describeOrigin, renderTimeline } from './timeline.ts';
+} from './store/contract.ts';
+export { describeOrigin, renderTimeline } from './inspect/timeline.ts';
 export {
   type AnyTool,
   type ReconcileResult,

@@ -5,7 +5,7 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
 } from './errors.ts';
-import { snapshotInput } from './json-boundary.ts';
+import { snapshotInput } from './store/json-boundary.ts';
 import {
   appendLeaseMatches,
   canAcquireLease,
@@ -14,12 +14,12 @@ import {
   ownerMatches,
   processClockMs,
   retryAfterMs,
-} from './lease-rules.ts';
-import { decodeStoredMessage } from './record-codec.ts';
+} from './store/lease-rules.ts';
+import { decodeStoredMessage } from './store/record-codec.ts';
 import type { MessageRecord, SessionRecord } from './records.ts';
-import { decodeRetentionCursor, encodeRetentionCursor, validateRetentionInput } from './retention.ts';
-import { compareSessionIds } from './session-id-order.ts';
-import type { AgentStore, StoreLimits } from './store.ts';
+import { decodeRetentionCursor, encodeRetentionCursor, validateRetentionInput } from './store/retention.ts';
+import { compareSessionIds } from './store/session-id-order.ts';
+import type { AgentStore, StoreLimits } from './store/contract.ts';
 import {
   validateAcquireLeaseInput,
   validateAppendInput,
@@ -28,7 +28,7 @@ import {
   validateReleaseLeaseInput,
   validateRenewLeaseInput,
   validateSessionId,
-} from './validation.ts';
+} from './store/validation.ts';
 
 interface StoredSession {
   session: SessionRecord;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertPlainJson, MAX_JSON_NODES } from '../src/json-boundary.ts';
+import { assertPlainJson, MAX_JSON_NODES } from '../src/store/json-boundary.ts';
 
 /*
  * Attack on the boundary's size guard: `assertPlainJson` counts values as it pops them, but pushes

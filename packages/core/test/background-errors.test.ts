@@ -14,7 +14,7 @@ import {
   tool,
   UnexpectedReplyError,
 } from '../src/index.ts';
-import { keepLeaseAlive } from '../src/lease-keeper.ts';
+import { keepLeaseAlive } from '../src/loop/lease-keeper.ts';
 import { durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 import { drainEventLoop, gatedStore } from './pipeline-fixtures.ts';
 

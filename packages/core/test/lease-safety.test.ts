@@ -10,8 +10,8 @@ import {
   run,
   tool,
 } from '../src/index.ts';
-import { keepLeaseAlive } from '../src/lease-keeper.ts';
-import { leaseSafetyMarginMs } from '../src/lease-rules.ts';
+import { keepLeaseAlive } from '../src/loop/lease-keeper.ts';
+import { leaseSafetyMarginMs } from '../src/store/lease-rules.ts';
 import { durableMemoryStore, faultyStore, renewFaults, scriptedLlm } from '../src/testing/index.ts';
 
 const init = { agentName: 'a', ownerId: null, tenantId: null, state: null };

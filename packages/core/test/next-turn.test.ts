@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { onNextTurn } from '../src/next-turn.ts';
+import { onNextTurn } from '../src/loop/next-turn.ts';
 
 describe('onNextTurn', () => {
   it('starts after the nextTick callbacks and microtasks queued before it', async () => {

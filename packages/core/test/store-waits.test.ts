@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { storeWaits } from '../src/store-waits.ts';
+import { storeWaits } from '../src/loop/store-waits.ts';
 
 /** A store call the test answers by hand. */
 function pendingCall<T>() {

@@ -9,8 +9,8 @@ import {
   run,
   tool,
 } from '../src/index.ts';
-import { keepLeaseAlive } from '../src/lease-keeper.ts';
-import { leaseSafetyMarginMs } from '../src/lease-rules.ts';
+import { keepLeaseAlive } from '../src/loop/lease-keeper.ts';
+import { leaseSafetyMarginMs } from '../src/store/lease-rules.ts';
 import { durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 
 // A store call on a half-open pooled connection never answers, while renewals (another connection)

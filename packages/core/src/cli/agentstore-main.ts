@@ -3,9 +3,9 @@
 // `agentstore retention <store> (--idle-days n | --idle-before iso) [--batch n] [--max-batches n] [--cursor c] [--json]`
 import { parseArgs } from 'node:util';
 import { isAgentStoreError } from '../errors.ts';
-import { loadSessionAt } from '../session-at.ts';
-import { foldSession } from '../session-fold.ts';
-import { renderTimeline } from '../timeline.ts';
+import { loadSessionAt } from '../inspect/session-at.ts';
+import { foldSession } from '../inspect/session-fold.ts';
+import { renderTimeline } from '../inspect/timeline.ts';
 import { runRetention } from './retention.ts';
 import { openStoreArgument, STORE_URL_ADAPTERS, StoreUrlError } from './store-url.ts';
 

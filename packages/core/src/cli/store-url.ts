@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AgentStore } from '../store.ts';
+import type { AgentStore } from '../store/contract.ts';
 
 /**
  * How the inspector opens a store from a URL: the scheme names the adapter package, which the

@@ -12,7 +12,7 @@ export {
   MAX_JSON_DEPTH,
   MAX_JSON_NODES,
   snapshotInput,
-} from '../json-boundary.ts';
+} from './json-boundary.ts';
 export {
   appendLeaseMatches,
   canAcquireLease,
@@ -24,15 +24,15 @@ export {
   ownerMatches,
   processClockMs,
   retryAfterMs,
-} from '../lease-rules.ts';
-export { mapStoreErrors } from '../map-store-errors.ts';
+} from './lease-rules.ts';
+export { mapStoreErrors } from './map-store-errors.ts';
 export {
   decodeSessionColumns,
   decodeStoredMessage,
   decodeStoredState,
   leaseFromColumns,
   type SessionColumns,
-} from '../record-codec.ts';
+} from './record-codec.ts';
 export {
   decodeRetentionCursor,
   encodeRetentionCursor,
@@ -40,8 +40,8 @@ export {
   parseRetentionCursor,
   type RetentionRequest,
   validateRetentionInput,
-} from '../retention.ts';
-export { compareSessionIds } from '../session-id-order.ts';
+} from './retention.ts';
+export { compareSessionIds } from './session-id-order.ts';
 export {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
@@ -62,6 +62,6 @@ export {
   validateSessionInit,
   validateState,
   validateTtlMs,
-} from '../validation.ts';
+} from './validation.ts';
 export { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
 export * from './sqlite-dialect.ts';

@@ -6,7 +6,7 @@
  * `Placeholders` map the adapter supplies.
  */
 import { InvalidArgumentError, SchemaVersionError } from '../errors.ts';
-import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from '../record-codec.ts';
+import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from './record-codec.ts';
 import type { MessageRecord, SessionRecord } from '../records.ts';
 import { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
 

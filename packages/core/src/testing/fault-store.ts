@@ -1,4 +1,4 @@
-import type { AgentStore } from '../store.ts';
+import type { AgentStore } from '../store/contract.ts';
 
 /** A simulated process death. Once thrown, the faulty store refuses every later call. */
 export class SimulatedCrashError extends Error {

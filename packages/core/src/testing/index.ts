@@ -3,7 +3,7 @@
  * @module @agentstore/core/testing
  */
 import { createInMemoryStore, type MemoryStoreOptions } from '../memory-store.ts';
-import type { AgentStore } from '../store.ts';
+import type { AgentStore } from '../store/contract.ts';
 
 export {
   crashAfterToolResults,

@@ -4,7 +4,7 @@
  * adapters can publish their test targets without depending on the kit.
  */
 import type { MessageRecord } from '../records.ts';
-import type { AgentStore } from '../store.ts';
+import type { AgentStore } from '../store/contract.ts';
 
 /** A session row as the backend holds it, read without going through the store's decode path. */
 export interface RawSessionRow {

@@ -1,4 +1,4 @@
-import type { AgentStore } from '../store.ts';
+import type { AgentStore } from '../store/contract.ts';
 import type { ConformanceTarget, OpenTestTarget } from './store-target.ts';
 
 /** How the CLI tells its suite which module to test: workers inherit the environment. */

@@ -1,7 +1,7 @@
-import type { LlmResponse } from './llm.ts';
-import type { MessageRecord, ToolCall } from './records.ts';
-import { APPROVAL_REQUESTED } from './session-fold.ts';
-import { MAX_MESSAGE_ID_BYTES, validateIdentifier } from './validation.ts';
+import type { LlmResponse } from '../llm.ts';
+import type { MessageRecord, ToolCall } from '../records.ts';
+import { APPROVAL_REQUESTED } from '../inspect/session-fold.ts';
+import { MAX_MESSAGE_ID_BYTES, validateIdentifier } from '../store/validation.ts';
 
 function requestedIds(content: string): string[] {
   try {

@@ -5,10 +5,10 @@ import {
   isAgentStoreError,
   isDefiniteAppendFailure,
   SeqConflictError,
-} from './errors.ts';
-import type { JsonValue, MessageRecord, NewMessage } from './records.ts';
-import type { AgentStore, AppendInput, LeaseToken, SessionInit, StoreLimits } from './store.ts';
-import { messageByteLength } from './validation.ts';
+} from '../errors.ts';
+import type { JsonValue, MessageRecord, NewMessage } from '../records.ts';
+import type { AgentStore, AppendInput, LeaseToken, SessionInit, StoreLimits } from '../store/contract.ts';
+import { messageByteLength } from '../store/validation.ts';
 
 /** Where the loop commits messages: the durable store, or memory for a stateless run. */
 export interface MessageLedger {

@@ -1,4 +1,4 @@
-import type { MessageRecord, SessionRecord, ToolCall } from './records.ts';
+import type { MessageRecord, SessionRecord, ToolCall } from '../records.ts';
 
 /** Kinds of the loop's own bookkeeping messages: stored and replayed, never shown to the model. */
 export const APPROVAL_REQUESTED = 'approval-requested';

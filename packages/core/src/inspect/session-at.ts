@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from './errors.ts';
-import type { AgentStore, LoadResult } from './store.ts';
+import { InvalidArgumentError } from '../errors.ts';
+import type { AgentStore, LoadResult } from '../store/contract.ts';
 
 /** What a past view of a session knows about its session record, and what it cannot. */
 export interface SessionAsOf {

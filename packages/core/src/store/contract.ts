@@ -1,4 +1,4 @@
-import type { JsonValue, MessageRecord, NewMessage, SessionRecord } from './records.ts';
+import type { JsonValue, MessageRecord, NewMessage, SessionRecord } from '../records.ts';
 
 /** What a writer proves it holds: the lease holder and the epoch it was granted. */
 export interface LeaseToken {

@@ -1,8 +1,8 @@
-import { InvalidArgumentError, PayloadTooLargeError } from './errors.ts';
-import { isWellFormedText } from './json-boundary.ts';
-import type { NewMessage } from './records.ts';
+import { InvalidArgumentError, PayloadTooLargeError } from '../errors.ts';
+import { isWellFormedText } from '../store/json-boundary.ts';
+import type { NewMessage } from '../records.ts';
 import { maxResultBytes } from './session-writer.ts';
-import type { StoreLimits } from './store.ts';
+import type { StoreLimits } from '../store/contract.ts';
 import {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
@@ -11,7 +11,7 @@ import {
   validateIdentifier,
   validateSessionId,
   validateTtlMs,
-} from './validation.ts';
+} from '../store/validation.ts';
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from './errors.ts';
+import { InvalidArgumentError } from '../errors.ts';
 
 /**
  * What "plain JSON" means everywhere a value reaches a store: `null`, booleans, finite numbers,

@@ -1,5 +1,5 @@
-import { CorruptRecordError } from './errors.ts';
-import { type JsonValue, type Lease, type MessageRecord, ROLES, type SessionRecord } from './records.ts';
+import { CorruptRecordError } from '../errors.ts';
+import { type JsonValue, type Lease, type MessageRecord, ROLES, type SessionRecord } from '../records.ts';
 
 /**
  * For adapters that store a message as the JSON text `validateAppendInput` returned: parses it

@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from './errors.ts';
-import type { DeleteIdleSessionsInput } from './store.ts';
+import { InvalidArgumentError } from '../errors.ts';
+import type { DeleteIdleSessionsInput } from './contract.ts';
 
 /** The largest batch one `deleteIdleSessions` call may examine. */
 export const MAX_RETENTION_BATCH = 1000;

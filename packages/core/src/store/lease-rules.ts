@@ -1,5 +1,5 @@
-import type { Lease, SessionRecord } from './records.ts';
-import type { LeaseToken, SessionInit } from './store.ts';
+import type { Lease, SessionRecord } from '../records.ts';
+import type { LeaseToken, SessionInit } from './contract.ts';
 
 /**
  * The lease and ownership rules every store applies, as pure functions, so adapters that decide

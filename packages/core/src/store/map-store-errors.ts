@@ -1,4 +1,4 @@
-import type { AgentStore } from './store.ts';
+import type { AgentStore } from './contract.ts';
 
 /**
  * For adapter authors: the same store with every method's failure passed through `map` (which

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, PayloadTooLargeError } from './errors.ts';
+import { InvalidArgumentError, PayloadTooLargeError } from '../errors.ts';
 import { assertPlainJson, isWellFormedText } from './json-boundary.ts';
 import { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './lease-rules.ts';
 import {
@@ -8,7 +8,7 @@ import {
   type ResultOrigin,
   ROLES,
   type Role,
-} from './records.ts';
+} from '../records.ts';
 import type {
   AcquireLeaseInput,
   AppendInput,
@@ -16,7 +16,7 @@ import type {
   ListSessionsInput,
   SessionInit,
   StoreLimits,
-} from './store.ts';
+} from './contract.ts';
 
 const APPEND_FIELDS = ['expectedSeq', 'messages', 'session', 'lease', 'releaseLease'] as const;
 
