@@ -5,13 +5,21 @@
  * @module @agentstore/core
  */
 export { type AgentConfig, type AgentDefinition, defineAgent } from './agent.ts';
+export * from './errors.ts';
+export { type LoadResultAt, loadSessionAt, type SessionAsOf } from './inspect/session-at.ts';
+export {
+  APPROVAL_DECIDED,
+  APPROVAL_REQUESTED,
+  type ApprovalDecisionRecord,
+  type FoldedSession,
+  foldSession,
+} from './inspect/session-fold.ts';
+export { describeOrigin, renderTimeline } from './inspect/timeline.ts';
+export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
 export type { ApprovalDecision, PendingApproval } from './loop/approvals.ts';
 export type { BackgroundErrorContext, BackgroundErrorHandler } from './loop/background-errors.ts';
-export * from './errors.ts';
 export { idempotencyKeyFor } from './loop/idempotency.ts';
-/** The lease TTLs `run()` (`leaseTtlMs`) and every store accept. */
-export { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './store/lease-rules.ts';
-export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
+export { type RunOptions, type RunResult, run } from './loop/run.ts';
 export { type MemoryStoreOptions, memoryStore } from './memory-store.ts';
 export type {
   JsonValue,
@@ -24,16 +32,6 @@ export type {
   ToolCall,
 } from './records.ts';
 export { RESULT_ORIGINS, ROLES } from './records.ts';
-export { MAX_RETENTION_BATCH } from './store/retention.ts';
-export { type RunOptions, type RunResult, run } from './loop/run.ts';
-export { type LoadResultAt, loadSessionAt, type SessionAsOf } from './inspect/session-at.ts';
-export {
-  APPROVAL_DECIDED,
-  APPROVAL_REQUESTED,
-  type ApprovalDecisionRecord,
-  type FoldedSession,
-  foldSession,
-} from './inspect/session-fold.ts';
 export type {
   AcquireLeaseInput,
   AgentStore,
@@ -48,7 +46,9 @@ export type {
   SessionInit,
   StoreLimits,
 } from './store/contract.ts';
-export { describeOrigin, renderTimeline } from './inspect/timeline.ts';
+/** The lease TTLs `run()` (`leaseTtlMs`) and every store accept. */
+export { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './store/lease-rules.ts';
+export { MAX_RETENTION_BATCH } from './store/retention.ts';
 export {
   type AnyTool,
   type ReconcileResult,

@@ -5,6 +5,8 @@ import {
   SessionAccessDeniedError,
   SessionBusyError,
 } from './errors.ts';
+import type { MessageRecord, SessionRecord } from './records.ts';
+import type { AgentStore, StoreLimits } from './store/contract.ts';
 import { snapshotInput } from './store/json-boundary.ts';
 import {
   appendLeaseMatches,
@@ -16,10 +18,8 @@ import {
   retryAfterMs,
 } from './store/lease-rules.ts';
 import { decodeStoredMessage } from './store/record-codec.ts';
-import type { MessageRecord, SessionRecord } from './records.ts';
 import { decodeRetentionCursor, encodeRetentionCursor, validateRetentionInput } from './store/retention.ts';
 import { compareSessionIds } from './store/session-id-order.ts';
-import type { AgentStore, StoreLimits } from './store/contract.ts';
 import {
   validateAcquireLeaseInput,
   validateAppendInput,

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, isAgentStoreError, run, tool } from '../src/index.ts';
-import { processClockMs } from '../src/store/index.ts';
 import type { AgentStore } from '../src/store/contract.ts';
+import { processClockMs } from '../src/store/index.ts';
 import { durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 
 /*

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors.ts';
-import { MAX_RETENTION_BATCH } from '../store/retention.ts';
 import type { AgentStore } from '../store/contract.ts';
+import { MAX_RETENTION_BATCH } from '../store/retention.ts';
 
 export interface RetentionCommandOptions {
   /** ISO-8601 cutoff; or give `idleDays`. */

@@ -1,7 +1,7 @@
 import type { MessageRecord } from '../records.ts';
+import type { LoadResult } from '../store/contract.ts';
 import type { LoadResultAt } from './session-at.ts';
 import { APPROVAL_DECIDED, APPROVAL_REQUESTED, foldSession } from './session-fold.ts';
-import type { LoadResult } from '../store/contract.ts';
 
 const MAX_TEXT = 100;
 

@@ -1,7 +1,7 @@
 import { ApprovalRequiredError, InvalidApprovalError, InvalidArgumentError } from '../errors.ts';
-import { isWellFormedText } from '../store/json-boundary.ts';
-import type { NewMessage, ToolCall } from '../records.ts';
 import { APPROVAL_DECIDED, APPROVAL_REQUESTED, type FoldedSession } from '../inspect/session-fold.ts';
+import type { NewMessage, ToolCall } from '../records.ts';
+import { isWellFormedText } from '../store/json-boundary.ts';
 import { type CallScope, resultMessage } from './tool-results.ts';
 
 /** A human's answer to a call that waits for approval. */

@@ -1,6 +1,6 @@
 import { type AgentStoreError, isAgentStoreError, LeaseLostError } from '../errors.ts';
-import { leaseSafetyMarginMs } from '../store/lease-rules.ts';
 import type { AgentStore, LeaseToken } from '../store/contract.ts';
+import { leaseSafetyMarginMs } from '../store/lease-rules.ts';
 
 /**
  * The holder's side of the lease (the Chubby / etcd rule): the lease is measured on this process's

@@ -1,5 +1,5 @@
-import type { BackgroundErrorContext, BackgroundErrorHandler } from './background-errors.ts';
 import type { AgentStore, LeaseToken } from '../store/contract.ts';
+import type { BackgroundErrorContext, BackgroundErrorHandler } from './background-errors.ts';
 
 /**
  * The releases of one run's lease. Every failure reaches the caller or `onBackgroundError`:

@@ -1,12 +1,17 @@
 import { InvalidModelReplyError } from '../errors.ts';
-import { assertPlainJson, isWellFormedText, snapshotInput, toWellFormedText } from '../store/json-boundary.ts';
 import type { Usage } from '../llm.ts';
 import type { JsonValue, NewMessage, ResultOrigin, ToolCall } from '../records.ts';
-import { fitsOneAppend } from './session-writer.ts';
 import type { StoreLimits } from '../store/contract.ts';
+import {
+  assertPlainJson,
+  isWellFormedText,
+  snapshotInput,
+  toWellFormedText,
+} from '../store/json-boundary.ts';
+import { messageByteLength, utf8ByteLength } from '../store/validation.ts';
+import { fitsOneAppend } from './session-writer.ts';
 import type { ToolCallIds } from './tool-call-ids.ts';
 import { type CallScope, errorText, resultMessage } from './tool-results.ts';
-import { messageByteLength, utf8ByteLength } from '../store/validation.ts';
 
 /** One model reply as the loop stores it. */
 export interface ModelStep {

@@ -1,6 +1,6 @@
+import { INTERNAL_KINDS } from '../inspect/session-fold.ts';
 import type { LlmMessage } from '../llm.ts';
 import type { NewMessage } from '../records.ts';
-import { INTERNAL_KINDS } from '../inspect/session-fold.ts';
 
 /** The conversation as the model sees it, kept in step with the session instead of rebuilt per call. */
 export interface ModelView {

@@ -1,8 +1,7 @@
 import { InvalidArgumentError, PayloadTooLargeError } from '../errors.ts';
-import { isWellFormedText } from '../store/json-boundary.ts';
 import type { NewMessage } from '../records.ts';
-import { maxResultBytes } from './session-writer.ts';
 import type { StoreLimits } from '../store/contract.ts';
+import { isWellFormedText } from '../store/json-boundary.ts';
 import {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
@@ -12,6 +11,7 @@ import {
   validateSessionId,
   validateTtlMs,
 } from '../store/validation.ts';
+import { maxResultBytes } from './session-writer.ts';
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;

@@ -1,5 +1,17 @@
-import { abortableSleep } from './abortable-sleep.ts';
 import type { AgentDefinition } from '../agent.ts';
+import {
+  InvalidArgumentError,
+  isAgentStoreError,
+  LeaseLostError,
+  MemoryStoreNotDurableError,
+  StoreConfigurationError,
+} from '../errors.ts';
+import { foldSession } from '../inspect/session-fold.ts';
+import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from '../llm.ts';
+import type { JsonValue, MessageRecord, NewMessage, ToolCall } from '../records.ts';
+import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from '../store/contract.ts';
+import type { AnyTool } from '../tool.ts';
+import { abortableSleep } from './abortable-sleep.ts';
 import {
   type ApprovalDecision,
   approvalRequestMessages,
@@ -9,22 +21,12 @@ import {
   toPendingApproval,
 } from './approvals.ts';
 import { type BackgroundErrorHandler, warnBackgroundError } from './background-errors.ts';
-import {
-  InvalidArgumentError,
-  isAgentStoreError,
-  LeaseLostError,
-  MemoryStoreNotDurableError,
-  StoreConfigurationError,
-} from '../errors.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import { attachReleaseError, leaseReleases } from './lease-release.ts';
-import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from '../llm.ts';
 import { type ModelStep, modelStep } from './model-step.ts';
 import { type ModelView, modelView } from './model-view.ts';
 import { onNextTurn } from './next-turn.ts';
-import type { JsonValue, MessageRecord, NewMessage, ToolCall } from '../records.ts';
 import { checkRunOptions } from './run-options.ts';
-import { foldSession } from '../inspect/session-fold.ts';
 import {
   commitAll,
   durableLedger,
@@ -35,9 +37,7 @@ import {
   resultCommitter,
   statelessLedger,
 } from './session-writer.ts';
-import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from '../store/contract.ts';
 import { storeWaits } from './store-waits.ts';
-import type { AnyTool } from '../tool.ts';
 import { toolCallIds } from './tool-call-ids.ts';
 import {
   type CallScope,

@@ -1,4 +1,3 @@
-import { abortableSleep } from './abortable-sleep.ts';
 import {
   type AgentStoreError,
   AppendOutcomeUnknownError,
@@ -9,6 +8,7 @@ import {
 import type { JsonValue, MessageRecord, NewMessage } from '../records.ts';
 import type { AgentStore, AppendInput, LeaseToken, SessionInit, StoreLimits } from '../store/contract.ts';
 import { messageByteLength } from '../store/validation.ts';
+import { abortableSleep } from './abortable-sleep.ts';
 
 /** Where the loop commits messages: the durable store, or memory for a stateless run. */
 export interface MessageLedger {

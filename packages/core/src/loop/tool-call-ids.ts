@@ -1,6 +1,6 @@
+import { APPROVAL_REQUESTED } from '../inspect/session-fold.ts';
 import type { LlmResponse } from '../llm.ts';
 import type { MessageRecord, ToolCall } from '../records.ts';
-import { APPROVAL_REQUESTED } from '../inspect/session-fold.ts';
 import { MAX_MESSAGE_ID_BYTES, validateIdentifier } from '../store/validation.ts';
 
 function requestedIds(content: string): string[] {

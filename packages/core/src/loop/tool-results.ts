@@ -1,9 +1,9 @@
 import { isAgentStoreError, ToolDurabilityError } from '../errors.ts';
-import { idempotencyKeyFor } from './idempotency.ts';
-import { assertPlainJson } from '../store/json-boundary.ts';
 import type { NewMessage, ResultOrigin, ToolCall } from '../records.ts';
-import { type AnyTool, type ToolContext, validateWithSchema } from '../tool.ts';
+import { assertPlainJson } from '../store/json-boundary.ts';
 import { messageByteLength } from '../store/validation.ts';
+import { type AnyTool, type ToolContext, validateWithSchema } from '../tool.ts';
+import { idempotencyKeyFor } from './idempotency.ts';
 
 export interface CallScope {
   sessionId: string | null;

@@ -5,6 +5,7 @@
  * @module @agentstore/core/store
  */
 
+export { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
 export {
   assertPlainJson,
   isPlainJson,
@@ -42,6 +43,7 @@ export {
   validateRetentionInput,
 } from './retention.ts';
 export { compareSessionIds } from './session-id-order.ts';
+export * from './sqlite-dialect.ts';
 export {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
@@ -63,5 +65,3 @@ export {
   validateState,
   validateTtlMs,
 } from './validation.ts';
-export { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
-export * from './sqlite-dialect.ts';

@@ -6,9 +6,9 @@
  * `Placeholders` map the adapter supplies.
  */
 import { InvalidArgumentError, SchemaVersionError } from '../errors.ts';
-import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from './record-codec.ts';
 import type { MessageRecord, SessionRecord } from '../records.ts';
 import { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
+import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from './record-codec.ts';
 
 /** The schema version both SQLite adapters write and read. */
 export const SQLITE_SCHEMA_VERSION = 3;

@@ -1,6 +1,4 @@
 import { InvalidArgumentError, PayloadTooLargeError } from '../errors.ts';
-import { assertPlainJson, isWellFormedText } from './json-boundary.ts';
-import { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './lease-rules.ts';
 import {
   type JsonValue,
   type NewMessage,
@@ -17,6 +15,8 @@ import type {
   SessionInit,
   StoreLimits,
 } from './contract.ts';
+import { assertPlainJson, isWellFormedText } from './json-boundary.ts';
+import { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './lease-rules.ts';
 
 const APPEND_FIELDS = ['expectedSeq', 'messages', 'session', 'lease', 'releaseLease'] as const;
 
