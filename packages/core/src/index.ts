@@ -15,12 +15,38 @@ export {
   foldSession,
 } from './inspect/session-fold.ts';
 export { describeOrigin, renderTimeline } from './inspect/timeline.ts';
-export type { LlmAdapter, LlmMessage, LlmResponse, LlmToolSpec, Usage } from './llm.ts';
+export { type SessionUsage, type StepUsage, sessionUsage } from './inspect/usage.ts';
+export type {
+  LlmAdapter,
+  LlmMessage,
+  LlmResponse,
+  LlmToolSpec,
+  ReplyPart,
+  ReplyToolCallPart,
+  Usage,
+} from './llm.ts';
 export type { ApprovalDecision, PendingApproval } from './loop/approvals.ts';
 export type { BackgroundErrorContext, BackgroundErrorHandler } from './loop/background-errors.ts';
 export { idempotencyKeyFor } from './loop/idempotency.ts';
 export { type RunOptions, type RunResult, run } from './loop/run.ts';
 export { type MemoryStoreOptions, memoryStore } from './memory-store.ts';
+export {
+  type CustomPart,
+  type FilePart,
+  MESSAGE_PART_TYPES,
+  type MessagePart,
+  type ModelCallUsage,
+  type ProviderOptions,
+  type ProviderToolCallPart,
+  type ProviderToolResultPart,
+  type ReasoningFilePart,
+  type ReasoningPart,
+  type SourcePart,
+  type TextPart,
+  type ToolCallPart,
+  type UserContentInput,
+  type UserFileInput,
+} from './message-parts.ts';
 export type {
   JsonValue,
   Lease,

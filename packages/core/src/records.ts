@@ -1,3 +1,5 @@
+import type { MessagePart, ModelCallUsage } from './message-parts.ts';
+
 /** Any value that survives `JSON.stringify` → `JSON.parse` unchanged. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -68,6 +70,14 @@ export interface NewMessage {
   kind?: string;
   /** On tool results written by `run()`: how the result was obtained. */
   origin?: ResultOrigin;
+  /**
+   * The message as the provider gave it, part by part (reasoning with its signature, files,
+   * provider options, provider-executed calls), when that says more than `content` and
+   * `toolCalls`; `content` is then the concatenation of the text parts.
+   */
+  parts?: MessagePart[];
+  /** On assistant messages: what the model call that produced it used. */
+  usage?: ModelCallUsage;
   createdAt: string;
 }
 

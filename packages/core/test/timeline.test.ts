@@ -31,7 +31,7 @@ it('renders a session with a durability error as a readable timeline', async () 
   expect(lines[2]).toBe('lease free');
   expect(lines[3]).toBe('status complete: Escalated to on-call.');
   expect(lines[4]).toBe('#1 user      Checkout is down');
-  expect(lines[5]).toBe('#2 assistant Checking and posting.');
+  expect(lines[5]).toBe('#2 assistant Checking and posting.  [10 in / 5 out tokens]');
   expect(lines[6]).toMatch(
     /^ {4}├─ lookup\(\{"customer":"acme"\}\) \[look\] → #\d ok \(re-invoked after a crash, attempt 2\) \{"customer":"acme","plan":"pro"\}$/,
   );

@@ -43,6 +43,25 @@ export function describeOrigin(result: MessageRecord): string | null {
   return attempt > 1 ? `${label}, attempt ${attempt}` : label;
 }
 
+/** What a message holds besides its text: reasoning (collapsed to a size), files, hosted calls, usage. */
+function describeExtras(m: MessageRecord): string {
+  const extras: string[] = [];
+  for (const part of m.parts ?? []) {
+    if (part.type === 'reasoning')
+      extras.push(`reasoning ${part.text.length} chars${part.providerOptions ? ', signed' : ''}`);
+    else if (part.type === 'file' || part.type === 'reasoning-file') {
+      const where =
+        part.url !== undefined ? part.url : `${Math.floor(((part.data ?? '').length * 3) / 4)} bytes`;
+      extras.push(`file ${part.mediaType} (${where})`);
+    } else if (part.type === 'provider-tool-call')
+      extras.push(`hosted ${part.toolName} [${part.toolCallId}]`);
+  }
+  const u = m.usage;
+  if (u)
+    extras.push(`${u.inputTokens} in / ${u.outputTokens} out tokens${u.modelId ? ` (${u.modelId})` : ''}`);
+  return extras.length ? `  [${extras.join('; ')}]` : '';
+}
+
 function describeResult(result: MessageRecord | null): string {
   if (!result) return '… no result';
   const label = RESULT_LABELS[result.kind ?? ''] ?? 'ok';
@@ -90,7 +109,7 @@ export function renderTimeline(loaded: LoadResult | LoadResultAt, now = Date.now
       );
       continue;
     }
-    lines.push(`#${m.seq} ${m.role.padEnd(9)} ${clip(m.content)}`);
+    lines.push(`#${m.seq} ${m.role.padEnd(9)} ${clip(m.content)}${describeExtras(m)}`);
     const own = m.toolCalls ?? [];
     own.forEach((call, i) => {
       const branch = i === own.length - 1 ? '└─' : '├─';

@@ -1,4 +1,4 @@
-import { InvalidModelReplyError } from '../errors.ts';
+import { InvalidModelReplyError, isAgentStoreError } from '../errors.ts';
 import type { Usage } from '../llm.ts';
 import type { JsonValue, NewMessage, ResultOrigin, ToolCall } from '../records.ts';
 import type { StoreLimits } from '../store/contract.ts';
@@ -8,7 +8,9 @@ import {
   snapshotInput,
   toWellFormedText,
 } from '../store/json-boundary.ts';
+import { validateMessageParts } from '../store/message-parts-check.ts';
 import { messageByteLength, utf8ByteLength } from '../store/validation.ts';
+import { callUsage, readReplyParts, richFields } from './reply-parts.ts';
 import { fitsOneAppend } from './session-writer.ts';
 import type { ToolCallIds } from './tool-call-ids.ts';
 import { type CallScope, errorText, resultMessage } from './tool-results.ts';
@@ -72,6 +74,8 @@ export function modelStep(
     refuse('toolCalls', 'must be an array');
   }
   const given = (rawCalls ?? []) as unknown[];
+  const replyParts = readReplyParts((reply as { parts?: unknown }).parts, given.length, refuse);
+  const usageRecord = callUsage(reply as { usage?: unknown; modelId?: unknown; responseId?: unknown });
 
   /** Why the call at an index cannot run. */
   const broken = new Map<number, string>();
@@ -120,11 +124,13 @@ export function modelStep(
 
   const build = (): ModelStep => {
     const stored = assigned.map((call, i) => (broken.has(i) ? { ...call, input: null } : call));
+    const { content, ...rich } = richFields(replyParts, stored, usageRecord);
     const assistant: NewMessage = {
       id: assistantId,
       role: 'assistant',
-      content: text,
+      content: content ?? text,
       ...(stored.length ? { toolCalls: stored } : {}),
+      ...rich,
       createdAt: new Date().toISOString(),
     };
     const inputErrors = [...broken].map(([i, why]) =>
@@ -143,6 +149,18 @@ export function modelStep(
   };
 
   let step = build();
+  // Parts the store would refuse fail here, naming the reply's field, not at the append.
+  if (step.assistant.parts !== undefined) {
+    try {
+      validateMessageParts(step.assistant, 'reply');
+    } catch (error) {
+      if (!isAgentStoreError(error, 'INVALID_ARGUMENT')) throw error;
+      refuse(
+        error.argument.replace(/^reply\./, ''),
+        error.message.slice(`Invalid ${error.argument}: `.length),
+      );
+    }
+  }
   if (!sized) return step;
   const fits = () =>
     messageByteLength(step.assistant) <= limits.maxMessageBytes &&

@@ -21,6 +21,7 @@ export const toLlmMessage = ({
   toolCallId,
   toolName,
   kind,
+  parts,
 }: NewMessage): LlmMessage => ({
   role,
   content,
@@ -28,6 +29,7 @@ export const toLlmMessage = ({
   ...(toolCallId !== undefined ? { toolCallId } : {}),
   ...(toolName !== undefined ? { toolName } : {}),
   ...(kind !== undefined ? { kind } : {}),
+  ...(parts !== undefined ? { parts } : {}),
 });
 
 export function modelView(history: readonly NewMessage[] = []): ModelView {

@@ -12,6 +12,7 @@ import {
   validateTtlMs,
 } from '../store/validation.ts';
 import { maxResultBytes } from './session-writer.ts';
+import { readUserMessage, type UserMessage } from './user-message.ts';
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;
@@ -20,7 +21,7 @@ export const MAX_LEASE_WAIT_MS = 2_147_483_647;
 interface CheckedOptions {
   store?: { limits: StoreLimits } | undefined;
   sessionId?: string | undefined;
-  message?: string | undefined;
+  message?: unknown;
   messageId?: string | undefined;
   llm?: unknown;
   ownerId?: string | null | undefined;
@@ -77,7 +78,8 @@ function checkApprovals(
  * Every input `run()` acts on, checked before it takes the lease or calls the model, so bad
  * input never costs a model call or a write. `agentName` is the name sessions are created with.
  */
-export function checkRunOptions(options: CheckedOptions, agentName: string): void {
+/** Checks every option before anything is written or any model is called; returns the user's message as it will be stored. */
+export function checkRunOptions(options: CheckedOptions, agentName: string): UserMessage | undefined {
   if (typeof (options as unknown) !== 'object' || (options as unknown) === null) {
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object' });
   }
@@ -102,17 +104,9 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
     if (value !== undefined && value !== null) validateIdentifier(value, key, MAX_IDENTITY_BYTES);
   }
   if (messageId !== undefined) validateIdentifier(messageId, 'messageId', MAX_MESSAGE_ID_BYTES);
-  if (message !== undefined) {
-    if (typeof message !== 'string')
-      throw new InvalidArgumentError({ argument: 'message', reason: 'must be a string' });
-    if (!isWellFormedText(message)) {
-      throw new InvalidArgumentError({
-        argument: 'message',
-        reason: 'is not well-formed UTF-16 (it holds a lone surrogate)',
-      });
-    }
-    if (limits !== undefined && sessionId !== undefined)
-      checkMessageSize(limits, sessionId, message, messageId);
+  const user = message === undefined ? undefined : readUserMessage(message);
+  if (user !== undefined && limits !== undefined && sessionId !== undefined) {
+    checkMessageSize(limits, sessionId, user, messageId);
   }
   // validateTtlMs holds it to [MIN_LEASE_TTL_MS, MAX_LEASE_TTL_MS] (24 h): timer-safe.
   if (options.leaseTtlMs !== undefined) validateTtlMs(options.leaseTtlMs, 'leaseTtlMs');
@@ -133,6 +127,7 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
     checkApprovals(options.approvals);
     if (limits !== undefined && sessionId !== undefined) checkReasonSizes(limits, options.approvals);
   }
+  return user;
 }
 
 /** Room a decision record or a rejection result needs besides its reason (ids, names, times, keys). */
@@ -160,12 +155,17 @@ function checkReasonSizes(limits: StoreLimits, approvals: Record<string, { reaso
 }
 
 /** The user's message as it will be stored must fit the store: refused before the model sees it. */
-function checkMessageSize(limits: StoreLimits, sessionId: string, content: string, messageId?: string): void {
+function checkMessageSize(
+  limits: StoreLimits,
+  sessionId: string,
+  user: UserMessage,
+  messageId?: string,
+): void {
   // Without a messageId the loop assigns a random UUID: the same length as this one.
   const stored: NewMessage = {
     id: messageId ?? crypto.randomUUID(),
     role: 'user',
-    content,
+    ...user,
     createdAt: new Date().toISOString(),
   };
   const size = messageByteLength(stored);

@@ -8,6 +8,7 @@ import {
 } from '../errors.ts';
 import { foldSession } from '../inspect/session-fold.ts';
 import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from '../llm.ts';
+import type { UserContentInput } from '../message-parts.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from '../records.ts';
 import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from '../store/contract.ts';
 import type { AnyTool } from '../tool.ts';
@@ -47,13 +48,18 @@ import {
   runPreparedCall,
   settleToolCall,
 } from './tool-results.ts';
+import type { UserMessage } from './user-message.ts';
 
 export interface RunOptions {
   /** A durable store plus a `sessionId` turns on durable mode. */
   store?: AgentStore;
   sessionId?: string;
-  /** The user's message; optional when resuming a session. */
-  message?: string;
+  /**
+   * The user's message; optional when resuming a session. A string, or an array of text and file
+   * parts as the AI SDK's user content takes them (`{ type: 'file', mediaType, data }`, `data` as
+   * base64 text, bytes or a URL). Files are stored inline, so they count toward the store's limits.
+   */
+  message?: string | UserContentInput[];
   /**
    * A stable id for `message` (e.g. the id of the HTTP request or queue delivery). When the
    * session already holds a message with this id, it is not appended again and the run resumes:
@@ -313,7 +319,7 @@ async function settleOpenCalls(
 
 async function loop(
   agent: AgentDefinition,
-  options: RunOptions,
+  options: RunOptions & { user: UserMessage | undefined },
   conversation: Conversation,
   signal: AbortSignal,
 ): Promise<RunResult> {
@@ -399,11 +405,9 @@ async function loop(
 
     let pendingUser: NewMessage | null = null;
     const alreadyStored = options.messageId !== undefined && messages.some((m) => m.id === options.messageId);
-    if (options.message !== undefined && !alreadyStored) {
-      pendingUser = newMessage(options.messageId ?? scope.newId(), {
-        role: 'user',
-        content: options.message,
-      });
+    const { user } = options;
+    if (user !== undefined && !alreadyStored) {
+      pendingUser = newMessage(options.messageId ?? scope.newId(), { role: 'user', ...user });
     } else if (pending === null) {
       // (With results just settled, the session cannot be complete: straight to the model.)
       const folded = foldSession(messages);
@@ -609,7 +613,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   // the caller's object has getters or is a Proxy.
   const options: RunOptions = typeof given === 'object' && given !== null ? { ...given } : given;
   const { store, sessionId } = options;
-  checkRunOptions(options, agent.name);
+  const user = checkRunOptions(options, agent.name);
   if (sessionId !== undefined && !store) {
     throw new InvalidArgumentError({
       argument: 'store',
@@ -640,7 +644,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     };
     return loop(
       agent,
-      options,
+      { ...options, user },
       { ledger: statelessLedger(), messages: [], view: modelView(), scope, usage },
       outer,
     );
@@ -800,7 +804,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     };
     const outcome = await loop(
       agent,
-      options,
+      { ...options, user },
       { ledger, messages, view: modelView(messages), scope, usage },
       signal,
     );

@@ -17,6 +17,7 @@ import type {
 } from './contract.ts';
 import { assertPlainJson, isWellFormedText } from './json-boundary.ts';
 import { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './lease-rules.ts';
+import { validateMessageParts, validateMessageUsage } from './message-parts-check.ts';
 
 const APPEND_FIELDS = ['expectedSeq', 'messages', 'session', 'lease', 'releaseLease'] as const;
 
@@ -102,7 +103,7 @@ const validateNullableIdentity = (value: unknown, argument: string) => {
 };
 
 /** A well-formed string of any length (content, timestamps): it must survive UTF-8 unchanged. */
-function validateText(value: unknown, argument: string): asserts value is string {
+export function validateText(value: unknown, argument: string): asserts value is string {
   if (!isString(value)) throw new InvalidArgumentError({ argument, reason: 'must be a string' });
   if (!isWellFormedText(value)) {
     throw new InvalidArgumentError({
@@ -112,7 +113,7 @@ function validateText(value: unknown, argument: string): asserts value is string
   }
 }
 
-function validateObject(
+export function validateObject(
   value: unknown,
   argument: string,
   fields: readonly string[],
@@ -179,6 +180,8 @@ const MESSAGE_FIELDS = [
   'toolName',
   'kind',
   'origin',
+  'parts',
+  'usage',
   'createdAt',
 ] as const;
 const TOOL_CALL_FIELDS = ['id', 'name', 'input'] as const;
@@ -236,6 +239,8 @@ function validateMessage(message: unknown, path: string): asserts message is New
       assertPlainJson(call.input, `${callPath}.input`);
     }
   }
+  if (m.parts !== undefined) validateMessageParts(message as NewMessage, path);
+  if (m.usage !== undefined) validateMessageUsage(message as NewMessage, path);
 }
 
 /**
