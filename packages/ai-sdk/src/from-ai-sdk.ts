@@ -58,14 +58,15 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   return {
     async generate({ system, messages, tools, signal }) {
       signal.throwIfAborted();
+      // The prompt is built for the model's spec version (files are shaped differently in v3).
+      const prompt = toPrompt(system, messages, isToolError, model.specificationVersion);
       const call = {
         ...options.settings,
-        prompt: toPrompt(system, messages, isToolError),
+        prompt: prompt as LanguageModelV4CallOptions['prompt'],
         ...(tools.length > 0 ? { tools: tools.map(toFunctionTool) } : {}),
         abortSignal: signal,
       } satisfies LanguageModelV4CallOptions;
-      // The prompt and tools this adapter builds are the same in spec v4 and v3.
-      const result = await model.doGenerate(call);
+      const result = await model.doGenerate(call as never);
       return fromResult(result);
     },
   };

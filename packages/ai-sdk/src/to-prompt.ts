@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type JsonValue, type LlmMessage } from '@agentstore/core';
+import { assistantContent, type SpecVersion, userContent } from './prompt-parts.ts';
 
-// The subset of the spec's prompt this adapter produces. It is identical in LanguageModelV4 and
-// LanguageModelV3, so one prompt serves both.
+// The subset of the spec's prompt this adapter produces for messages without parts. It is
+// identical in LanguageModelV4 and LanguageModelV3; parts (files above all) differ, see prompt-parts.
 interface TextPart {
   type: 'text';
   text: string;
@@ -25,12 +26,13 @@ interface ToolResultPart {
   toolCallId: string;
   toolName: string;
   output: ToolResultOutput;
+  providerOptions?: unknown;
 }
 
 export type PromptMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: TextPart[] }
-  | { role: 'assistant'; content: Array<TextPart | ToolCallPart> }
+  | { role: 'user'; content: unknown[] }
+  | { role: 'assistant'; content: unknown[] }
   | { role: 'tool'; content: ToolResultPart[] };
 
 /** Decides whether a stored tool result (its content parsed from JSON) is an error for the model. */
@@ -71,25 +73,45 @@ export function toolResultOutput(message: LlmMessage, isToolError: IsToolError):
 }
 
 /** Maps the loop's conversation to the spec's prompt: system first, consecutive tool results merged. */
-export function toPrompt(system: string, messages: LlmMessage[], isToolError: IsToolError): PromptMessage[] {
+export function toPrompt(
+  system: string,
+  messages: LlmMessage[],
+  isToolError: IsToolError,
+  version: SpecVersion = 'v4',
+): PromptMessage[] {
   const prompt: PromptMessage[] = [];
   if (system !== '') prompt.push({ role: 'system', content: system });
   const callNames = new Map<string, string>();
+  // The AI SDK's tool loop gives a result the provider options of its call (Gemini's thought signature).
+  const callOptions = new Map<string, unknown>();
   messages.forEach((message, index) => {
     switch (message.role) {
       case 'system':
         prompt.push({ role: 'system', content: message.content });
         return;
       case 'user':
-        prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
+        prompt.push({
+          role: 'user',
+          content: message.parts
+            ? userContent(message.parts, version)
+            : [{ type: 'text', text: message.content }],
+        });
         return;
       case 'assistant': {
         const calls = message.toolCalls ?? [];
+        for (const call of calls) callNames.set(call.id, call.name);
+        if (message.parts) {
+          for (const part of message.parts) {
+            if (part.type === 'tool-call' && part.providerOptions)
+              callOptions.set(part.toolCallId, part.providerOptions);
+          }
+          prompt.push({ role: 'assistant', content: assistantContent(message, message.parts, version) });
+          return;
+        }
         const content: Array<TextPart | ToolCallPart> = [];
         if (message.content !== '' || calls.length === 0)
           content.push({ type: 'text', text: message.content });
         for (const call of calls) {
-          callNames.set(call.id, call.name);
           content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input });
         }
         prompt.push({ role: 'assistant', content });
@@ -115,6 +137,7 @@ export function toPrompt(system: string, messages: LlmMessage[], isToolError: Is
           toolCallId,
           toolName,
           output: toolResultOutput(message, isToolError),
+          ...(callOptions.has(toolCallId) ? { providerOptions: callOptions.get(toolCallId) } : {}),
         };
         const last = prompt.at(-1);
         if (last?.role === 'tool') last.content.push(part);

@@ -75,6 +75,10 @@ describe('call options and models', () => {
     expect(response).toEqual({
       text: 'Calling.',
       toolCalls: [{ id: 'v3-call', name: 'lookup', input: { id: 7 } }],
+      parts: [
+        { type: 'text', text: 'Calling.' },
+        { type: 'tool-call', call: 0 },
+      ],
       usage: { inputTokens: 3, outputTokens: 2 },
     });
     expect(model.doGenerateCalls[0]!.prompt).toHaveLength(2);

@@ -4,7 +4,7 @@ import { fromAiSdk } from '../src/index.ts';
 import { generated, request, usageOf } from './fixtures.ts';
 
 describe('model responses → LlmResponse', () => {
-  it('returns a text answer: text parts joined, everything else left out, usage mapped', async () => {
+  it('returns every part in the provider order, text parts joined as the text, usage mapped', async () => {
     const model = new MockLanguageModelV4({
       doGenerate: generated(
         [
@@ -20,6 +20,12 @@ describe('model responses → LlmResponse', () => {
     expect(response).toEqual({
       text: 'Hello, world.',
       toolCalls: [],
+      parts: [
+        { type: 'reasoning', text: 'The user greets me.' },
+        { type: 'text', text: 'Hello' },
+        { type: 'source', source: { sourceType: 'url', id: 's1', url: 'https://example.com' } },
+        { type: 'text', text: ', world.' },
+      ],
       usage: { inputTokens: 12, outputTokens: 4 },
     });
     expect(model.doGenerateCalls[0]!.prompt).toEqual([
@@ -53,7 +59,7 @@ describe('model responses → LlmResponse', () => {
     ]);
   });
 
-  it('leaves out calls the provider executed itself, and their results', async () => {
+  it('keeps calls the provider executed itself, and their results, as parts the loop never runs', async () => {
     const model = new MockLanguageModelV4({
       doGenerate: generated([
         {
@@ -69,6 +75,11 @@ describe('model responses → LlmResponse', () => {
     });
     const response = await fromAiSdk(model).generate(request([{ role: 'user', content: 'Search' }]));
     expect(response.toolCalls).toEqual([{ id: 'call_1', name: 'save', input: { n: 3 } }]);
+    expect(response.parts).toEqual([
+      { type: 'provider-tool-call', toolCallId: 'ws_1', toolName: 'web_search', input: {} },
+      { type: 'provider-tool-result', toolCallId: 'ws_1', toolName: 'web_search', result: { hits: 3 } },
+      { type: 'tool-call', call: 0 },
+    ]);
   });
 
   it('reports usage only when the provider does, and a missing half as 0', async () => {
@@ -80,7 +91,7 @@ describe('model responses → LlmResponse', () => {
     });
     const llm = fromAiSdk(model);
     const first = await llm.generate(request([{ role: 'user', content: 'x' }]));
-    expect(first).toEqual({ text: 'a', toolCalls: [] });
+    expect(first).toEqual({ text: 'a', toolCalls: [], parts: [{ type: 'text', text: 'a' }] });
     expect('usage' in first).toBe(false);
     const second = await llm.generate(request([{ role: 'user', content: 'y' }]));
     expect(second.usage).toEqual({ inputTokens: 7, outputTokens: 0 });
