@@ -36,13 +36,18 @@ export interface ProviderEndpoint {
 
 /** Thrown inside a handler to answer with an error status and the provider's error body. */
 export class EndpointRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-  ) {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown) {
     super(`HTTP ${status}`);
+    this.status = status;
+    this.body = body;
   }
 }
+
+/** A response's JSON body, for asserting on by shape. */
+// biome-ignore lint/suspicious/noExplicitAny: asserted on by shape
+export const readJson = async (response: Response): Promise<any> => response.json();
 
 export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });

@@ -9,6 +9,7 @@ import {
 } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { readJson } from './endpoint-kit.ts';
 import {
   functionCall,
   type GeminiEndpointOptions,
@@ -78,7 +79,10 @@ async function afterFirstStep(
 const dropSignatures = (parts: AssistantPart[]) =>
   parts
     .filter((part) => part.type !== 'reasoning')
-    .map(({ providerOptions: _, ...part }) => part as AssistantPart);
+    .map((part) => {
+      const { providerOptions: _, ...rest } = part as AssistantPart & { providerOptions?: unknown };
+      return rest as AssistantPart;
+    });
 
 const refusal = async (promise: Promise<unknown>) => {
   const error = await promise.then(
@@ -166,7 +170,7 @@ describe('Gemini generateContent with thought signatures', () => {
     );
 
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({
+    expect(await readJson(response)).toEqual({
       error: { code: 400, message: missingSignatureMessage('getWeather', 1), status: 'INVALID_ARGUMENT' },
     });
     expect(api.violations).toEqual([

@@ -9,6 +9,7 @@ import {
 } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { readJson } from './endpoint-kit.ts';
 import {
   functionCall,
   message,
@@ -171,7 +172,7 @@ describe('OpenAI Responses API, store: false with encrypted reasoning', () => {
     });
 
     expect(response.status).toBe(404);
-    expect((await response.json()).error.message).toBe(notPersistedMessage('rs_01'));
+    expect((await readJson(response)).error.message).toBe(notPersistedMessage('rs_01'));
   });
 
   it('returns encrypted_content only when the request includes reasoning.encrypted_content', async () => {
@@ -188,7 +189,7 @@ describe('OpenAI Responses API, store: false with encrypted reasoning', () => {
         }),
       });
       expect(response.status).toBe(200);
-      return (await response.json()).output[0];
+      return (await readJson(response)).output[0];
     };
 
     expect(await ask([])).toEqual({ type: 'reasoning', id: 'rs_01', summary: [expect.any(Object)] });
