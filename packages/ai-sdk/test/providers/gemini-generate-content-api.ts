@@ -6,6 +6,7 @@ import {
   type RecordedFile,
   type RecordedRequest,
   recordingFetch,
+  sameJson,
 } from './endpoint-kit.ts';
 
 // A local stand-in for the Gemini API's `models/{model}:generateContent` (non-streaming) that
@@ -81,15 +82,13 @@ export function startGeminiApi(
   const files: RecordedFile[] = [];
   const violations: SignatureViolation[] = [];
   // Every signature returned -> the part it was returned on (without the signature).
-  const issued = new Map<string, string>();
-  const partKey = (part: Json) => {
+  const issued = new Map<string, Json>();
+  /** The part as it must come back: without its signature, and without the call id the AI SDK adds. */
+  const unsigned = (part: Json) => {
     const { thoughtSignature: _, ...rest } = part;
-    if (rest.functionCall) {
-      // The id is the client's to add (the AI SDK sends its tool call id): compare name and args.
-      const { id: __, ...call } = rest.functionCall;
-      return JSON.stringify({ functionCall: call });
-    }
-    return JSON.stringify(rest);
+    if (rest.functionCall === undefined) return rest;
+    const { id: __, ...call } = rest.functionCall;
+    return { ...rest, functionCall: call };
   };
 
   const checkFiles = (contents: Json[], request: number) => {
@@ -118,7 +117,7 @@ export function startGeminiApi(
       content.parts.forEach((part: Json, j: number) => {
         const signature = part.thoughtSignature;
         if (signature === undefined || signature === SKIP_THOUGHT_SIGNATURE) return;
-        if (issued.get(signature) !== partKey(part))
+        if (!issued.has(signature) || !sameJson(issued.get(signature), unsigned(part)))
           refuse(
             `Corrupted thought signature at contents[${i}].parts[${j}]: it was not returned on this part.`,
           );
@@ -173,7 +172,7 @@ export function startGeminiApi(
 
     const parts = reply(body);
     for (const part of parts)
-      if (typeof part.thoughtSignature === 'string') issued.set(part.thoughtSignature, partKey(part));
+      if (typeof part.thoughtSignature === 'string') issued.set(part.thoughtSignature, unsigned(part));
     const thoughts = options.usage?.thoughtsTokenCount;
     return jsonResponse(200, {
       candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }],

@@ -198,6 +198,40 @@ describe('Gemini generateContent with thought signatures', () => {
     }
   });
 
+  it("completes sequential steps: each step's functionCall comes back with its own signature", async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: raw request body
+    const sequential = (body: any) => {
+      const answered = JSON.stringify(body.contents).split('"functionResponse"').length - 1;
+      if (answered === 0) return [functionCall('getWeather', { city: 'Paris' }, SIGNATURE)];
+      if (answered === 1) return [functionCall('getWeather', { city: 'Lyon' }, SECOND_SIGNATURE)];
+      return [text('Paris 21°C, Lyon 21°C.')];
+    };
+    const { api, model } = setup({ strict: true }, sequential);
+
+    const result = await generateText({
+      model,
+      tools: { getWeather: weatherTool },
+      prompt: 'Weather in Paris, then Lyon?',
+      stopWhen: stepCountIs(4),
+    });
+
+    expect(result.text).toBe('Paris 21°C, Lyon 21°C.');
+    expect(api.requests).toHaveLength(3);
+    const contents = api.requests[2]!.body.contents;
+    expect(contents.map((content: { role: string }) => content.role)).toEqual([
+      'user',
+      'model',
+      'user',
+      'model',
+      'user',
+    ]);
+    expect([contents[1].parts[0].thoughtSignature, contents[3].parts[0].thoughtSignature]).toEqual([
+      SIGNATURE,
+      SECOND_SIGNATURE,
+    ]);
+    expect(api.violations).toEqual([]);
+  });
+
   it('accepts parallel calls where only the first functionCall carries the signature', async () => {
     const parallel = (body: unknown) =>
       hasFunctionResponse(body)
