@@ -35,7 +35,13 @@ export const text = (value: string): AnthropicBlock => ({ type: 'text', text: va
 export interface AnthropicEndpoint extends ProviderEndpoint {}
 
 export interface AnthropicEndpointOptions {
-  usage?: { input_tokens: number; output_tokens: number };
+  /** The `usage` object of every answer, passed through as is. */
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
 }
 
 const THINKING_ON = new Set(['enabled', 'adaptive', 'between_tools']);
@@ -165,6 +171,11 @@ export function startAnthropicMessagesApi(
     if (!Array.isArray(body.messages) || body.messages.length === 0)
       refuse('messages: at least one message is required');
     const thinkingOn = THINKING_ON.has(body.thinking?.type);
+    if (
+      body.thinking?.type === 'enabled' &&
+      (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool')
+    )
+      refuse('Thinking may not be enabled when tool_choice forces tool use.');
     if (body.thinking?.type === 'enabled') {
       const budget = body.thinking.budget_tokens;
       if (typeof budget !== 'number' || budget < 1024)

@@ -17,6 +17,7 @@ import {
   thinking,
   toolUse,
 } from './anthropic-messages-api.ts';
+import { readJson } from './endpoint-kit.ts';
 
 // `@ai-sdk/anthropic` against the local Messages API: the AI SDK's own tool loop hands the signed
 // thinking back and completes; a follow-up that drops or alters it is refused as the API does.
@@ -163,6 +164,37 @@ describe('Anthropic Messages API with extended thinking', () => {
 
     expect(status).toBe(400);
     expect(message).toBe('messages.1.content.0: Invalid `signature` in `thinking` block');
+  });
+
+  it('refuses manual thinking with a forced tool choice, which the AI SDK downgrades to auto', async () => {
+    const { api, model } = setup();
+
+    const forced = await api.fetch('https://api.anthropic.com/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'test', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        tool_choice: { type: 'any' },
+        tools: [{ name: 'getWeather', input_schema: { type: 'object' } }],
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      }),
+    });
+    const viaSdk = await generateText({
+      model,
+      tools: { getWeather: weatherTool },
+      toolChoice: 'required',
+      prompt: 'Weather in Paris?',
+      providerOptions: thinkingOn,
+    });
+
+    expect(forced.status).toBe(400);
+    expect((await readJson(forced)).error.message).toBe(
+      'Thinking may not be enabled when tool_choice forces tool use.',
+    );
+    expect(api.requests[1]!.body.tool_choice).toEqual({ type: 'auto' });
+    expect(viaSdk.toolCalls.map((call) => call.toolName)).toEqual(['getWeather']);
   });
 
   it('returns no thinking and asks for none when thinking is off', async () => {

@@ -52,7 +52,13 @@ export interface GeminiEndpoint extends ProviderEndpoint {
 export interface GeminiEndpointOptions {
   /** Refuse the placeholder signature too (the real API accepts it and degrades). */
   strict?: boolean;
-  usage?: { promptTokenCount: number; candidatesTokenCount: number; thoughtsTokenCount?: number };
+  /** The `usageMetadata` of every answer (`totalTokenCount` is added). */
+  usage?: {
+    promptTokenCount: number;
+    candidatesTokenCount: number;
+    thoughtsTokenCount?: number;
+    cachedContentTokenCount?: number;
+  };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: raw request JSON
@@ -173,12 +179,12 @@ export function startGeminiApi(
     const parts = reply(body);
     for (const part of parts)
       if (typeof part.thoughtSignature === 'string') issued.set(part.thoughtSignature, unsigned(part));
-    const thoughts = options.usage?.thoughtsTokenCount;
     return jsonResponse(200, {
       candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }],
       usageMetadata: {
         ...usage,
-        totalTokenCount: usage.promptTokenCount + usage.candidatesTokenCount + (thoughts ?? 0),
+        totalTokenCount:
+          usage.promptTokenCount + usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0),
       },
       modelVersion: route![1],
       responseId: `resp_${requestIndex + 1}`,

@@ -43,7 +43,8 @@ export const message = (text: string, id = 'msg_1'): ResponsesItem => ({
 export interface OpenAIEndpoint extends ProviderEndpoint {}
 
 export interface OpenAIEndpointOptions {
-  usage?: { input_tokens: number; output_tokens: number; reasoning_tokens?: number };
+  /** Token counts of every answer; the details objects are built from them. */
+  usage?: { input_tokens: number; output_tokens: number; reasoning_tokens?: number; cached_tokens?: number };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: raw request JSON
@@ -80,7 +81,11 @@ export function startOpenAIResponsesApi(
   reply: (body: Json) => ResponsesItem[],
   options: OpenAIEndpointOptions = {},
 ): OpenAIEndpoint {
-  const { reasoning_tokens = 0, ...usage } = options.usage ?? { input_tokens: 40, output_tokens: 8 };
+  const {
+    reasoning_tokens = 0,
+    cached_tokens = 0,
+    ...usage
+  } = options.usage ?? { input_tokens: 40, output_tokens: 8 };
   const requests: RecordedRequest[] = [];
   const files: RecordedFile[] = [];
   const issuedReasoning = new Map<string, string>(); // reasoning id -> encrypted_content
@@ -206,7 +211,7 @@ export function startOpenAIResponsesApi(
       usage: {
         ...usage,
         total_tokens: usage.input_tokens + usage.output_tokens,
-        input_tokens_details: { cached_tokens: 0 },
+        input_tokens_details: { cached_tokens },
         output_tokens_details: { reasoning_tokens },
       },
     });
