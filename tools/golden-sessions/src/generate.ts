@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { corpusDir, STORES, type StoreName, type WrittenBy, writeJson } from './corpus-files.ts';
+import { corpusDir, type GoldenSession, STORES, type StoreName, type WrittenBy, writeJson } from './corpus-files.ts';
 import { BACKENDS } from './stores/index.ts';
 import { writeSessions } from './write-sessions.ts';
 
@@ -27,6 +27,15 @@ function writtenBy(): WrittenBy {
   };
 }
 
+/**
+ * The sessions with what differs between any two writes taken out (random ids, timestamps):
+ * every store must have written the same thing, or one of them would pin its own bug as expected.
+ */
+const logical = (sessions: GoldenSession[]) =>
+  JSON.stringify(sessions)
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>');
+
 async function main(names: string[]): Promise<void> {
   const unknown = names.filter((name) => !(STORES as readonly string[]).includes(name));
   if (unknown.length)
@@ -39,6 +48,7 @@ async function main(names: string[]): Promise<void> {
     // A committed corpus is history: it is never rewritten (README.md).
     if (existsSync(dir)) throw new Error(`${dir} exists; a release's corpus is written once`);
   }
+  let first: { name: StoreName; sessions: string } | null = null;
   for (const name of stores) {
     const dir = corpusDir(name, release);
     const backend = await BACKENDS[name]();
@@ -46,6 +56,9 @@ async function main(names: string[]): Promise<void> {
       const captured = await backend.capture();
       try {
         const sessions = await writeSessions(captured.store);
+        first ??= { name, sessions: logical(sessions) };
+        if (logical(sessions) !== first.sessions)
+          throw new Error(`${name} loaded different sessions from ${first.name}: compare their load results`);
         mkdirSync(dir, { recursive: true });
         try {
           await captured.dump(dir);
