@@ -56,17 +56,20 @@ async function resume(
     const resumed = await run(agent, { ...base, llm });
     expect(resumed.status).toBe('complete');
     const calls = openCalls(messages);
+    expect(calls.length).toBeGreaterThan(0);
     const results = resumed.messages.slice(messages.length).filter((m) => m.role === 'tool');
     expect(results.map((r) => r.toolCallId).sort()).toEqual(calls.map((c) => c.id).sort());
     for (const call of calls) {
       const result = results.find((r) => r.toolCallId === call.id);
       // A call that is not safe to retry never fires again: the model learns it may have happened.
-      if (agent.tools[call.name]?.safeToRetry) expect(result?.origin).toEqual({ via: 'handler', attempt: 2 });
-      else
+      if (agent.tools[call.name]?.safeToRetry) {
+        expect(result?.origin).toEqual({ via: 'handler', attempt: 2 });
+      } else {
         expect(result).toMatchObject({
           kind: 'tool-durability-error',
           origin: { via: 'durability-error', attempt: 0 },
         });
+      }
     }
     const retried = calls.filter((c) => agent.tools[c.name]?.safeToRetry).map((c) => c.id);
     expect(log.calls.map((c) => c.toolCallId)).toEqual(retried);
@@ -78,6 +81,7 @@ async function resume(
   }
   // Without a decision the run refuses, naming the waiting calls, before any model call or write.
   const pending = openCalls(messages).map((c) => c.id);
+  expect(pending.length).toBeGreaterThan(0);
   await expect(run(agent, { ...base, llm: unreachableLlm() })).rejects.toMatchObject({
     code: 'APPROVAL_REQUIRED',
     sessionId: session.id,
