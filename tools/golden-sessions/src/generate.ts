@@ -5,7 +5,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { corpusDir, type GoldenSession, STORES, type StoreName, type WrittenBy, writeJson } from './corpus-files.ts';
+import {
+  corpusDir,
+  type GoldenSession,
+  STORES,
+  type StoreName,
+  type WrittenBy,
+  writeJson,
+} from './corpus-files.ts';
 import { BACKENDS } from './stores/index.ts';
 import { writeSessions } from './write-sessions.ts';
 

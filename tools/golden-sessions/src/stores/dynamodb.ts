@@ -1,4 +1,4 @@
-import { createTable, dynamodbStore } from '@agentstore/dynamodb';
+import { createTable, dynamodbStore, upgradeTable } from '@agentstore/dynamodb';
 import { launchDynamoDb } from '@agentstore/servers';
 import {
   type AttributeValue,
@@ -140,6 +140,8 @@ export async function dynamodbBackend(): Promise<CorpusBackend> {
           }),
         );
       }
+      // The documented upgrade step for tables of older layouts: idempotent.
+      await upgradeTable(client, tableName);
       const store = dynamodbStore({ client, tableName, maxClockSkewMs: MAX_CLOCK_SKEW_MS });
       return {
         store,

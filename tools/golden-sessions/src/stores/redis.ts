@@ -117,6 +117,8 @@ export async function redisBackend(): Promise<CorpusBackend> {
         if (entry.pttl > 0) await client.pexpire(key, entry.pttl);
       }
       const store = redisStore({ client }, { keyPrefix });
+      // The documented upgrade step (moves sessions of older index layouts): idempotent.
+      await store.reindex();
       return {
         store,
         async close() {
