@@ -11,6 +11,7 @@ import { leaseFaultSpec } from './specs/lease-faults.ts';
 import { leaseSpec } from './specs/leases.ts';
 import { limitSpec } from './specs/limits.ts';
 import { longSessionSpec } from './specs/long-session.ts';
+import { messagePartsSpec } from './specs/message-parts.ts';
 import { perfGateSpec } from './specs/perf-gate.ts';
 import { processTierSpec } from './specs/process-tier.ts';
 import { retentionSpec } from './specs/retention.ts';
@@ -20,6 +21,7 @@ import type { ConformanceTarget } from './target.ts';
 /** Every spec of the kit, in the order they run. */
 export const conformanceSpecs: readonly ConformanceSpec[] = [
   appendLoadSpec,
+  messagePartsSpec,
   atomicitySpec,
   atomicityObservedSpec,
   concurrencySpec,

@@ -110,6 +110,8 @@ export class PayloadTooLargeError extends AgentStoreError {
   readonly limit: number;
   /** What `size` and `limit` count: bytes for a message; messages, or bytes (`maxAppendBytes`), for an append. */
   readonly unit: 'messages' | 'bytes';
+  /** For a message with parts: its largest part, e.g. `parts[1] (file application/pdf, 5242880 bytes)`. */
+  readonly part?: string;
   constructor(facts: {
     sessionId: string;
     subject: 'message' | 'append';
@@ -117,16 +119,19 @@ export class PayloadTooLargeError extends AgentStoreError {
     size: number;
     limit: number;
     unit?: 'messages' | 'bytes';
+    part?: string;
   }) {
     const unit = facts.unit ?? (facts.subject === 'message' ? 'bytes' : 'messages');
     super(
       facts.subject === 'message'
         ? `Session ${JSON.stringify(facts.sessionId)}: message ${JSON.stringify(facts.messageId)} is ` +
-            `${facts.size} bytes, over this store's limit of ${facts.limit}; nothing was written`
+            `${facts.size} bytes, over this store's limit of ${facts.limit}` +
+            `${facts.part ? ` (its largest part: ${facts.part}; send large media by URL)` : ''}; nothing was written`
         : `Session ${JSON.stringify(facts.sessionId)}: ${facts.size} ${unit === 'bytes' ? 'bytes of messages' : 'messages'} ` +
             `in one append, over this store's limit of ${facts.limit}; nothing was written`,
     );
     this.unit = unit;
+    if (facts.part !== undefined) this.part = facts.part;
     this.sessionId = facts.sessionId;
     this.subject = facts.subject;
     this.messageId = facts.messageId;

@@ -38,7 +38,7 @@ it('renders a session with a durability error as a readable timeline', async () 
   expect(lines[7]).toMatch(
     /^ {4}└─ postSlack\(\{"text":"checkout down"\}\) \[post\] → #\d DURABILITY ERROR \(durability error\) .*TOOL_DURABILITY/,
   );
-  expect(lines.at(-1)).toBe('#5 assistant Escalated to on-call.');
+  expect(lines.at(-1)).toBe('#5 assistant Escalated to on-call.  [10 in / 5 out tokens]');
 });
 
 /** A finished session with one postSlack call and its result. */

@@ -2,6 +2,7 @@ import { InvalidArgumentError, PayloadTooLargeError } from '../errors.ts';
 import type { NewMessage } from '../records.ts';
 import type { StoreLimits } from '../store/contract.ts';
 import { isWellFormedText } from '../store/json-boundary.ts';
+import { largestPart } from '../store/message-parts-check.ts';
 import {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,
@@ -171,6 +172,14 @@ function checkMessageSize(
   const size = messageByteLength(stored);
   const limit = maxResultBytes(limits);
   if (size > limit) {
-    throw new PayloadTooLargeError({ sessionId, subject: 'message', messageId: stored.id, size, limit });
+    const part = largestPart(stored);
+    throw new PayloadTooLargeError({
+      sessionId,
+      subject: 'message',
+      messageId: stored.id,
+      size,
+      limit,
+      ...(part ? { part: part.replace(/^parts/, 'message') } : {}),
+    });
   }
 }

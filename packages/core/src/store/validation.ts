@@ -17,7 +17,7 @@ import type {
 } from './contract.ts';
 import { assertPlainJson, isWellFormedText } from './json-boundary.ts';
 import { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from './lease-rules.ts';
-import { validateMessageParts, validateMessageUsage } from './message-parts-check.ts';
+import { largestPart, validateMessageParts, validateMessageUsage } from './message-parts-check.ts';
 
 const APPEND_FIELDS = ['expectedSeq', 'messages', 'session', 'lease', 'releaseLease'] as const;
 
@@ -308,6 +308,7 @@ export function validateAppendInput(sessionId: string, input: AppendInput, limit
         messageId: message.id,
         size,
         limit: limits.maxMessageBytes,
+        ...(message.parts ? { part: `messages[${i}].${largestPart(message)}` } : {}),
       });
     }
     total += size;
