@@ -118,3 +118,39 @@ export function userContent(parts: readonly MessagePart[], version: SpecVersion)
   }
   return content;
 }
+
+/**
+ * A tool result stored with parts (`toModelOutput`) as the spec's `content` output: text and
+ * files, in the shape each spec version names them (v4 `file`; v3 `file-data` / `file-url`, or
+ * `image-data` / `image-url` for images).
+ */
+export function contentOutput(parts: readonly MessagePart[], version: SpecVersion) {
+  const value: unknown[] = [];
+  for (const part of parts) {
+    if (part.type === 'text') value.push({ type: 'text', text: part.text, ...withOptions(part) });
+    if (part.type !== 'file') continue;
+    if (version === 'v4') {
+      value.push({
+        type: 'file',
+        data: promptFileData(part, version),
+        mediaType: part.mediaType,
+        ...(part.filename !== undefined ? { filename: part.filename } : {}),
+        ...withOptions(part),
+      });
+      continue;
+    }
+    const image = part.mediaType.startsWith('image/');
+    value.push(
+      part.url !== undefined
+        ? { type: image ? 'image-url' : 'file-url', url: part.url, ...withOptions(part) }
+        : {
+            type: image ? 'image-data' : 'file-data',
+            data: part.data ?? '',
+            mediaType: part.mediaType,
+            ...(!image && part.filename !== undefined ? { filename: part.filename } : {}),
+            ...withOptions(part),
+          },
+    );
+  }
+  return { type: 'content' as const, value };
+}

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type JsonValue, type LlmMessage } from '@agentstore/core';
-import { assistantContent, type SpecVersion, userContent } from './prompt-parts.ts';
+import { assistantContent, contentOutput, type SpecVersion, userContent } from './prompt-parts.ts';
 
 // The subset of the spec's prompt this adapter produces for messages without parts. It is
 // identical in LanguageModelV4 and LanguageModelV3; parts (files above all) differ, see prompt-parts.
@@ -136,7 +136,11 @@ export function toPrompt(
           type: 'tool-result',
           toolCallId,
           toolName,
-          output: toolResultOutput(message, isToolError),
+          // A result shown to the model as text and files; a failed call keeps its error output.
+          output:
+            message.parts && message.kind === undefined
+              ? (contentOutput(message.parts, version) as never)
+              : toolResultOutput(message, isToolError),
           ...(callOptions.has(toolCallId) ? { providerOptions: callOptions.get(toolCallId) } : {}),
         };
         const last = prompt.at(-1);

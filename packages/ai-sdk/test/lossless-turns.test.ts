@@ -1,5 +1,6 @@
 import { defineAgent, tool as durableTool, run } from '@agentstore/core';
 import { crashAfterToolResults, durableMemoryStore, isSimulatedCrash } from '@agentstore/core/testing';
+import { createAnthropic } from '@ai-sdk/anthropic';
 import type { LanguageModelV4Content, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -7,6 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fromAiSdk } from '../src/index.ts';
 import { generated } from './fixtures.ts';
+import {
+  text as anthropicText,
+  startAnthropicMessagesApi,
+  toolUse,
+} from './providers/anthropic-messages-api.ts';
 
 const SIGNATURE = `EqQB${'a1B2'.repeat(2_500)}==`; // 10 KB, as Anthropic's signatures run long
 const ENCRYPTED = 'gAAAAA'.padEnd(4_096, 'Zx9');
@@ -148,6 +154,83 @@ describe('a reasoning turn survives a crash exactly as the AI SDK would send it 
       type: 'file',
       mediaType: 'image/png',
       data: 'iVBORwD/',
+    });
+  });
+});
+
+describe('a tool that shows the model an image', () => {
+  it('stores its JSON output and its parts, and sends them as a content output', async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        generated([{ type: 'tool-call', toolCallId: 'shot_1', toolName: 'screenshot', input: '{}' }]),
+        generated([{ type: 'text', text: 'A login page.' }]),
+      ],
+    });
+    const agent = defineAgent({
+      name: 'browser',
+      instructions: '',
+      tools: {
+        screenshot: durableTool({
+          description: 'Takes a screenshot',
+          input: z.object({}),
+          handler: () => ({ width: 2, png: 'iVBORw0KGgo=' }),
+          toModelOutput: ({ width, png }) => [
+            { type: 'text', text: `A ${width}px screenshot:` },
+            { type: 'file', mediaType: 'image/png', data: png },
+          ],
+        }),
+      },
+    });
+    const result = await run(agent, {
+      store: durableMemoryStore(),
+      sessionId: 'shot',
+      llm: fromAiSdk(model),
+      message: 'Look',
+    });
+    const stored = result.messages.find((m) => m.role === 'tool');
+    expect(JSON.parse(stored!.content)).toEqual({ width: 2, png: 'iVBORw0KGgo=' });
+    expect(stored?.parts).toEqual([
+      { type: 'text', text: 'A 2px screenshot:' },
+      { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+    ]);
+    const toolMessage = asSent(model.doGenerateCalls[1]?.prompt).find(
+      (m: { role: string }) => m.role === 'tool',
+    );
+    expect(toolMessage.content[0].output).toEqual({
+      type: 'content',
+      value: [
+        { type: 'text', text: 'A 2px screenshot:' },
+        { type: 'file', data: { type: 'data', data: 'iVBORw0KGgo=' }, mediaType: 'image/png' },
+      ],
+    });
+  });
+
+  it('reaches Anthropic as an image inside the tool_result', async () => {
+    const api = startAnthropicMessagesApi((body: { messages: unknown }) =>
+      JSON.stringify(body.messages).includes('"tool_result"')
+        ? [anthropicText('A login page.')]
+        : [toolUse('toolu_1', 'screenshot', {})],
+    );
+    const agent = defineAgent({
+      name: 'browser',
+      instructions: '',
+      tools: {
+        screenshot: durableTool({
+          description: 'Takes a screenshot',
+          input: z.object({}),
+          handler: () => 'iVBORw0KGgo=',
+          toModelOutput: (png) => [{ type: 'file', mediaType: 'image/png', data: png }],
+        }),
+      },
+    });
+    const llm = fromAiSdk(createAnthropic({ apiKey: 'test', fetch: api.fetch })('claude-sonnet-4-5'));
+    const result = await run(agent, { store: durableMemoryStore(), sessionId: 'shot', llm, message: 'Look' });
+    expect(result.response).toBe('A login page.');
+    const toolResult = api.requests[1]!.body.messages[2].content[0];
+    expect(toolResult).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: 'toolu_1',
+      content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }],
     });
   });
 });

@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { SchemaValidationError } from './errors.ts';
+import type { UserContentInput } from './message-parts.ts';
 
 export { SchemaValidationError };
 
@@ -48,6 +49,13 @@ export interface ToolConfig<Input extends StandardSchemaV1, Output> {
     input: StandardSchemaV1.InferOutput<Input>,
     ctx: ToolContext,
   ) => Promise<ReconcileResult<Output>> | ReconcileResult<Output>;
+  /**
+   * What the model sees of an output that is more than JSON: text and files (a screenshot, a
+   * chart), in the shape `run({ message })` takes. The output itself is still stored as the
+   * result's content (what `reconcile`, `foldSession` and people read); these parts are stored
+   * with it and are what an adapter that knows parts sends the model.
+   */
+  toModelOutput?(output: Output): UserContentInput[] | Promise<UserContentInput[]>;
 }
 
 export interface ToolDefinition<Input extends StandardSchemaV1 = StandardSchemaV1, Output = unknown>

@@ -12,8 +12,8 @@ import {
   validateSessionId,
   validateTtlMs,
 } from '../store/validation.ts';
+import { readUserMessage, type UserMessage } from './content-input.ts';
 import { maxResultBytes } from './session-writer.ts';
-import { readUserMessage, type UserMessage } from './user-message.ts';
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;

@@ -22,6 +22,7 @@ import {
   toPendingApproval,
 } from './approvals.ts';
 import { type BackgroundErrorHandler, warnBackgroundError } from './background-errors.ts';
+import type { UserMessage } from './content-input.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import { attachReleaseError, leaseReleases } from './lease-release.ts';
 import { type ModelStep, modelStep } from './model-step.ts';
@@ -48,7 +49,6 @@ import {
   runPreparedCall,
   settleToolCall,
 } from './tool-results.ts';
-import type { UserMessage } from './user-message.ts';
 
 export interface RunOptions {
   /** A durable store plus a `sessionId` turns on durable mode. */

@@ -1,8 +1,10 @@
 import { isAgentStoreError, ToolDurabilityError } from '../errors.ts';
+import type { MessagePart } from '../message-parts.ts';
 import type { NewMessage, ResultOrigin, ToolCall } from '../records.ts';
 import { assertPlainJson } from '../store/json-boundary.ts';
 import { messageByteLength } from '../store/validation.ts';
 import { type AnyTool, type ToolContext, validateWithSchema } from '../tool.ts';
+import { readContentParts } from './content-input.ts';
 import { idempotencyKeyFor } from './idempotency.ts';
 
 export interface CallScope {
@@ -51,8 +53,13 @@ export function resultMessage(
   output: unknown,
   origin: ResultOrigin,
   kind?: string,
+  parts?: MessagePart[],
 ): NewMessage {
-  const message = (content: string, resultKind: string | undefined): NewMessage => ({
+  const message = (
+    content: string,
+    resultKind: string | undefined,
+    withParts?: MessagePart[],
+  ): NewMessage => ({
     id: scope.newId(),
     role: 'tool',
     content,
@@ -60,6 +67,7 @@ export function resultMessage(
     toolName: call.name,
     ...(resultKind ? { kind: resultKind } : {}),
     origin,
+    ...(withParts ? { parts: withParts } : {}),
     createdAt: new Date().toISOString(),
   });
   // The fallback must always fit, or the call could never be answered: a tool name is model
@@ -87,7 +95,7 @@ export function resultMessage(
     return unstored(`cannot be stored as JSON (${errorText(error)})`);
   }
   if (typeof json !== 'string') return unstored('cannot be stored as JSON (it serialises to nothing)');
-  const result = message(json, kind);
+  const result = message(json, kind, parts);
   const size = messageByteLength(result);
   if (size <= scope.maxResultBytes) return result;
   // One oversized output must not sink the results of its neighbours, nor wedge the session.
@@ -106,7 +114,15 @@ async function outputMessage(
     const checked = tool.output
       ? await validateWithSchema(tool.output, output, `Output of tool ${call.name}`)
       : output;
-    return resultMessage(scope, call, checked, origin);
+    let parts: MessagePart[] | undefined;
+    try {
+      if (tool.toModelOutput)
+        parts = readContentParts(await tool.toModelOutput(checked), `toModelOutput(${call.name})`);
+    } catch (error) {
+      // The effect happened: what failed is only how the output is shown to the model.
+      return resultMessage(scope, call, { error: errorText(error) }, origin, 'tool-output-error');
+    }
+    return resultMessage(scope, call, checked, origin, undefined, parts);
   } catch (error) {
     const kind = isAgentStoreError(error, 'SCHEMA_VALIDATION') ? 'tool-output-error' : 'tool-error';
     return resultMessage(scope, call, { error: errorText(error) }, origin, kind);

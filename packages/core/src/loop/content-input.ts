@@ -79,7 +79,7 @@ function part(given: unknown, at: string): MessagePart {
     ...rest
   } = given as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
-  if (extra !== undefined) refuse(`${at}.${extra}`, 'is not a field of a user content part');
+  if (extra !== undefined) refuse(`${at}.${extra}`, 'is not a field of a text or file part');
   if (type === 'text') {
     if (mediaType !== undefined || data !== undefined || filename !== undefined)
       refuse(at, 'a text part has only text');
@@ -102,6 +102,17 @@ function part(given: unknown, at: string): MessagePart {
   };
 }
 
+/** Text and file parts as `run({ message })` and `toModelOutput` give them, read once and encoded once. */
+export function readContentParts(given: unknown, path: string): MessagePart[] {
+  if (!Array.isArray(given)) return refuse(path, 'must be an array of text and file parts');
+  const parts: MessagePart[] = [];
+  for (let i = 0; i < given.length; i++) {
+    if (!Object.hasOwn(given, i)) refuse(`${path}[${i}]`, 'is a hole (a sparse array is not JSON)');
+    parts.push(part(given[i], `${path}[${i}]`));
+  }
+  return parts;
+}
+
 /**
  * `run({ message })`: a string, or an array of text and file parts the way the AI SDK's user
  * content takes them. Read once and encoded once here, so what the model receives after a resume
@@ -112,11 +123,7 @@ export function readUserMessage(message: unknown): UserMessage {
   if (!Array.isArray(message))
     return refuse('message', 'must be a string or an array of text and file parts');
   if (message.length === 0) refuse('message', 'must hold at least one part');
-  const parts: MessagePart[] = [];
-  for (let i = 0; i < message.length; i++) {
-    if (!Object.hasOwn(message, i)) refuse(`message[${i}]`, 'is a hole (a sparse array is not JSON)');
-    parts.push(part(message[i], `message[${i}]`));
-  }
+  const parts = readContentParts(message, 'message');
   const content = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
   const [only] = parts;
   const plain = parts.length === 1 && only?.type === 'text' && only.providerOptions === undefined;
