@@ -58,7 +58,7 @@ export {
   longSessionChecks,
   longSessionSpec,
 } from './specs/long-session.ts';
-export { messagePartsChecks, messagePartsSpec } from './specs/message-parts.ts';
+export { messagePartsSpec } from './specs/message-parts.ts';
 export { describePerfGate, perfGateChecks, perfGateSpec } from './specs/perf-gate.ts';
 export { describeProcessTier, processTierChecks, processTierSpec } from './specs/process-tier.ts';
 export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';

@@ -1,7 +1,7 @@
 import type { AgentStore, MessageRecord } from '@agentstore/core';
 import { durableMemoryStore } from '@agentstore/core/testing';
 import { describe, expect, it } from 'vitest';
-import { ConformanceViolation, messagePartsChecks } from '../src/index.ts';
+import { ConformanceViolation, messagePartsSpec } from '../src/index.ts';
 
 /** A store that changes what it loads, the way a store that maps messages to its own columns would. */
 function lossyStore(change: (message: MessageRecord) => MessageRecord): AgentStore {
@@ -16,7 +16,7 @@ function lossyStore(change: (message: MessageRecord) => MessageRecord): AgentSto
 }
 
 async function violationOf(store: AgentStore): Promise<string> {
-  const check = messagePartsChecks.find((c) => c.name.startsWith('keeps every message part'))!;
+  const check = messagePartsSpec.checks.find((c) => c.name.startsWith('keeps every message part'))!;
   const target = { name: 'lossy', createStore: () => store };
   try {
     await check.run({ store, target, capabilities: {} });

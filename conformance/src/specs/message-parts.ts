@@ -196,4 +196,3 @@ const partsChecks: ConformanceCheck[] = [
 ];
 
 export const messagePartsSpec: ConformanceSpec = { title: 'message parts', checks: partsChecks };
-export { partsChecks as messagePartsChecks };
