@@ -23,3 +23,23 @@ it.each([
   ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', argument });
   expect(await store.load('opts')).toBeNull();
 });
+
+it('refuses user providerOptions nested deeper than the store takes before calling the model', async () => {
+  // content-input measures depth from providerOptions; the store boundary from the message's
+  // parts, two levels up: 62 and 63 levels pass run()'s check and fail write #1 after the call.
+  let nested: unknown = 1;
+  for (let i = 0; i < 62; i++) nested = { a: nested };
+  const store = durableMemoryStore();
+  await expect(
+    run(agent, {
+      store,
+      sessionId: 'deep',
+      llm: unreachableLlm(),
+      message: [{ type: 'text', text: 'hi', providerOptions: { vendor: nested } as never }],
+    }),
+  ).rejects.toMatchObject({
+    code: 'INVALID_ARGUMENT',
+    argument: expect.stringMatching(/^message\[0\]\.providerOptions\.vendor/),
+  });
+  expect(await store.load('deep')).toBeNull();
+});
