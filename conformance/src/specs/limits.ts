@@ -31,6 +31,30 @@ import type { ConformanceTarget } from '../target.ts';
 /** The smallest per-message limit the kit accepts: tool outputs of a few hundred KiB are common. */
 export const MIN_MAX_MESSAGE_BYTES = 262_144;
 
+const MIB = 1024 * 1024;
+/**
+ * The largest append the kit builds: over the 16 MiB a MariaDB statement takes by default
+ * (max_allowed_packet), so a store that promises more than its backend's write limit is caught.
+ */
+export const MAX_TRIED_APPEND_BYTES = 32 * MIB;
+
+/**
+ * Message sizes that add up to exactly `total`, none over `maxMessageBytes` and none under 400
+ * bytes (the smallest message `messageOfBytes` builds with room to spare).
+ */
+function fillBytes(total: number, maxMessageBytes: number): number[] {
+  const sizes: number[] = [];
+  for (let left = total; left > 0; left -= sizes.at(-1)!) sizes.push(Math.min(maxMessageBytes, left));
+  const last = sizes.at(-1)!;
+  if (last < 400 && sizes.length > 1) sizes.splice(-2, 2, sizes.at(-2)! - 400, last + 400);
+  return sizes;
+}
+
+const describeError = (error: unknown): string =>
+  error instanceof Error
+    ? `${error.name} (code ${String((error as { code?: unknown }).code)}): ${preview(error.message, 300)}`
+    : preview(error);
+
 const nothing: SessionSnapshot = { loaded: null, rawSession: null, rawMessages: [] };
 
 /** Seeds a session with two messages and returns what a rejected write must leave as it is. */
@@ -135,48 +159,49 @@ export const limitChecks: ConformanceCheck[] = [
     },
   },
   {
-    name: 'a declared maxAppendBytes holds exactly: an append of that many bytes commits, one byte more writes nothing',
+    name: `an append as large as the limits promise commits (maxAppendBytes, or maxMessagesPerAppend × maxMessageBytes when none is declared; up to ${MAX_TRIED_APPEND_BYTES / MIB} MiB); one byte over a declared maxAppendBytes writes nothing`,
     timeoutMs: 120_000,
     async run(ctx) {
       const { maxAppendBytes, maxMessageBytes, maxMessagesPerAppend } = ctx.store.limits;
-      // A budget that more than maxMessagesPerAppend full messages would need never binds.
-      if (maxAppendBytes === undefined || maxAppendBytes > maxMessageBytes * maxMessagesPerAppend) return;
-      assert(
-        Number.isSafeInteger(maxAppendBytes) && maxAppendBytes >= maxMessageBytes,
-        `limits.maxAppendBytes is ${preview(maxAppendBytes)}; it must be an integer ≥ maxMessageBytes (${maxMessageBytes}), or a message of maxMessageBytes could never be appended`,
-      );
-      // Full-size messages, then one that takes up the rest: exactly maxAppendBytes in all.
-      const sizes: number[] = [];
-      let left = maxAppendBytes;
-      while (left > 0) {
-        const size = Math.min(maxMessageBytes, left);
-        sizes.push(size);
-        left -= size;
+      if (maxAppendBytes !== undefined) {
+        assert(
+          Number.isSafeInteger(maxAppendBytes) && maxAppendBytes >= maxMessageBytes,
+          `limits.maxAppendBytes is ${preview(maxAppendBytes)}; it must be an integer ≥ maxMessageBytes (${maxMessageBytes}), or a message of maxMessageBytes could never be appended`,
+        );
       }
-      const last = sizes.at(-1)!;
-      if (last < 400) sizes.splice(-2, 2, sizes.at(-2)! - 400, last + 400);
-      assert(
-        sizes.length <= maxMessagesPerAppend,
-        'the kit cannot fill maxAppendBytes within maxMessagesPerAppend',
-      );
+      const implied = maxMessageBytes * maxMessagesPerAppend;
+      const promised = Math.min(maxAppendBytes ?? implied, implied);
+      const tried = Math.min(promised, MAX_TRIED_APPEND_BYTES);
+      const sizes = fillBytes(tried, maxMessageBytes);
+      const what =
+        maxAppendBytes !== undefined && maxAppendBytes <= implied
+          ? `an append of ${tried === maxAppendBytes ? 'exactly' : 'part of'} the declared maxAppendBytes (${tried} of ${maxAppendBytes} bytes, in ${sizes.length} messages)`
+          : `an append of ${tried} bytes in ${sizes.length} messages of up to maxMessageBytes (${maxMessageBytes}), which the limits promise: ${maxAppendBytes === undefined ? 'no maxAppendBytes is declared, so' : `maxAppendBytes (${maxAppendBytes}) does not bind, so`} maxMessagesPerAppend (${maxMessagesPerAppend}) messages of maxMessageBytes each (${implied} bytes) must commit in one append`;
       const exact = sizes.map((size) => messageOfBytes(size));
       const id = freshId('append-bytes');
-      assertEqual(
-        await ctx.store.append(id, {
-          expectedSeq: 0,
-          messages: exact,
-          session: { init: sessionInit() },
-          lease: null,
-        }),
-        { headSeq: exact.length },
-        `append of exactly maxAppendBytes (${maxAppendBytes}) bytes in ${exact.length} messages`,
-      );
+      const result = await ctx.store
+        .append(id, { expectedSeq: 0, messages: exact, session: { init: sessionInit() }, lease: null })
+        .catch((error: unknown) =>
+          violation(
+            `${what}: it failed with ${describeError(error)} — declare as maxAppendBytes the most one atomic write of this backend takes (a statement or packet limit such as MariaDB/MySQL max_allowed_packet, a transaction size limit); run() splits its writes to fit whatever the limits declare`,
+          ),
+        );
+      assertEqual(result, { headSeq: exact.length }, `${what}: result`);
+      if (
+        maxAppendBytes === undefined ||
+        maxAppendBytes >= implied ||
+        maxAppendBytes >= MAX_TRIED_APPEND_BYTES
+      )
+        return;
+      // Over by one byte in total, and no message over maxMessageBytes, so only the budget can refuse it.
+      const overSizes = fillBytes(maxAppendBytes + 1, maxMessageBytes);
+      if (overSizes.length > maxMessagesPerAppend) return; // the count limit is reached first
       const before = await snapshot(ctx, id);
-      const over = [...sizes.slice(0, -1), sizes.at(-1)! + 1].map((size) => messageOfBytes(size));
+      const over = overSizes.map((size) => messageOfBytes(size));
       const error = await expectStoreError(
         ctx.store.append(id, { expectedSeq: exact.length, messages: over, lease: null }),
         'PAYLOAD_TOO_LARGE',
-        'append of maxAppendBytes + 1 bytes',
+        `append of maxAppendBytes + 1 bytes (${overSizes.length} messages, none over maxMessageBytes)`,
       );
       assertFacts(
         error,
