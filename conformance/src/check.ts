@@ -1,5 +1,6 @@
 import type { AgentStore } from '@agentstore/core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { withMovedHelperHint } from './moved-helpers.ts';
 import { deleteCreated, trackSessions } from './session-tracker.ts';
 import type { ConformanceTarget, OpenTestTarget, RawAppendFloor, StoreCapabilities } from './target.ts';
 
@@ -92,6 +93,18 @@ export async function openSpecContext(
 }
 
 /**
+ * Runs one check. A failure that comes from a store calling a helper where it no longer is
+ * (`TypeError: validateAppendInput is not a function`) says where the helper went.
+ */
+export async function runCheck(check: ConformanceCheck, ctx: CheckContext): Promise<void> {
+  try {
+    await check.run(ctx);
+  } catch (error) {
+    throw withMovedHelperHint(error);
+  }
+}
+
+/**
  * Registers a spec's checks as vitest tests, with one store per spec file: created in
  * `beforeAll`; in `afterAll` every session the spec wrote is deleted and the store destroyed.
  * Checks the target cannot run are not registered at all.
@@ -102,7 +115,9 @@ export function describeSpec(target: ConformanceTarget, spec: ConformanceSpec): 
   describe(`${target.name}: ${spec.title}`, () => {
     let opened: Awaited<ReturnType<typeof openSpecContext>> | undefined;
     beforeAll(async () => {
-      opened = await openSpecContext(target);
+      opened = await openSpecContext(target).catch((error: unknown) => {
+        throw withMovedHelperHint(error);
+      });
     });
     afterAll(async () => {
       await opened?.cleanup();
@@ -112,7 +127,7 @@ export function describeSpec(target: ConformanceTarget, spec: ConformanceSpec): 
         check.name,
         async () => {
           if (!opened) throw new Error(`${target.name}: createStore() did not return a store`);
-          await check.run(opened.ctx);
+          await runCheck(check, opened.ctx);
         },
         check.timeoutMs,
       );
