@@ -1,6 +1,6 @@
 import type { JsonValue, NewMessage } from '@agentstore/core';
 import { assert, assertEqual, assertMessages, preview, violation } from '../assertions.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { ConformanceCheck, ConformanceSpec } from '../check.ts';
 import {
   appendInChunks,
   asRecords,
@@ -10,7 +10,6 @@ import {
   seedSession,
   sessionInit,
 } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 const isIsoTimestamp = (value: unknown): boolean =>
   typeof value === 'string' && !Number.isNaN(Date.parse(value));
@@ -39,7 +38,7 @@ const unicodeContents = [
   '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 astral 𐍈',
 ];
 
-export const appendLoadChecks: ConformanceCheck[] = [
+const appendLoadChecks: ConformanceCheck[] = [
   {
     name: 'declares its durability and limits truthfully',
     async run({ store, target }) {
@@ -526,8 +525,3 @@ export const appendLoadChecks: ConformanceCheck[] = [
 ];
 
 export const appendLoadSpec: ConformanceSpec = { title: 'append and load', checks: appendLoadChecks };
-
-/** Append/load round-trip: exact messages, session fields, paging, state, headSeq. */
-export function describeAppendLoad(target: ConformanceTarget): void {
-  describeSpec(target, appendLoadSpec);
-}

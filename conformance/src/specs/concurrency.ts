@@ -8,9 +8,8 @@ import {
   preview,
   violation,
 } from '../assertions.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { asRecords, freshId, messages, seedSession, sessionInit } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 const WRITERS = 8;
 
@@ -67,7 +66,7 @@ async function race(ctx: CheckContext, sessionId: string, expectedSeq: number, s
   );
 }
 
-export const concurrencyChecks: ConformanceCheck[] = [
+const concurrencyChecks: ConformanceCheck[] = [
   {
     name: `of ${WRITERS} concurrent first appends to a new session exactly one commits`,
     async run(ctx) {
@@ -128,8 +127,3 @@ export const concurrencySpec: ConformanceSpec = {
   title: 'optimistic concurrency',
   checks: concurrencyChecks,
 };
-
-/** Optimistic concurrency: one winner per expectedSeq, typed conflicts, contiguous seqs. */
-export function describeConcurrency(target: ConformanceTarget): void {
-  describeSpec(target, concurrencySpec);
-}

@@ -2,7 +2,7 @@ import { type AgentStore, foldSession, type MessageRecord, run } from '@agentsto
 import { scriptedLlm } from '@agentstore/core/testing';
 import { assertContiguous, NOT_ATOMIC_CAUSE, preview, violation } from '../assertions.ts';
 import { batchFault } from '../batches.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, message, sessionInit } from '../fixtures.ts';
 import {
   PROCESS_FINAL_TEXT,
@@ -12,7 +12,6 @@ import {
 } from '../process/agent.ts';
 import type { ChildConfig, ChildLine } from '../process/protocol.ts';
 import { type ChildRun, runChild } from '../process/spawn-child.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 /**
  * How each append trial's child dies: on event-loop turn 1 of an append (after 0–2 acknowledged
@@ -270,7 +269,7 @@ function assertRunOutcome(
   }
 }
 
-export const processTierChecks: ConformanceCheck[] = [
+const processTierChecks: ConformanceCheck[] = [
   {
     name: `process tier: ${RACE_WRITERS} processes appending to one session at once (reloading on SeqConflictError) leave every acknowledged message once, one row per seq and the head at the count acknowledged`,
     requires: ['process', 'durable'],
@@ -418,8 +417,3 @@ export const processTierSpec: ConformanceSpec = {
   title: 'process tier (SIGKILL)',
   checks: processTierChecks,
 };
-
-/** The process tier: real SIGKILLs of child processes that opened the target from its module. */
-export function describeProcessTier(target: ConformanceTarget): void {
-  describeSpec(target, processTierSpec);
-}

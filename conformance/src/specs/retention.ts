@@ -7,9 +7,8 @@ import {
   preview,
   violation,
 } from '../assertions.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, message, seedSession, sleep, withClockSkew } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 /** Waits until the clock has moved past `iso` (a few ms at most): timestamps before and after differ. */
 async function clockPast(iso: string): Promise<void> {
@@ -54,7 +53,7 @@ async function assertKept(ctx: CheckContext, sessionId: string, headSeq: number,
   assertEqual(loaded.session.headSeq, headSeq, `${what}: headSeq`);
 }
 
-export const retentionChecks: ConformanceCheck[] = [
+const retentionChecks: ConformanceCheck[] = [
   {
     name: 'deleteIdleSessions removes idle sessions whole, in bounded batches, and keeps fresh and leased ones',
     timeoutMs: 60_000,
@@ -207,8 +206,3 @@ function initOf() {
 }
 
 export const retentionSpec: ConformanceSpec = { title: 'retention', checks: retentionChecks };
-
-/** Retention: idle sessions go whole, in bounded batches; live leases and fresh sessions stay. */
-export function describeRetention(target: ConformanceTarget): void {
-  describeSpec(target, retentionSpec);
-}
