@@ -11,6 +11,11 @@ export interface CheckContext {
   store: AgentStore;
   target: ConformanceTarget;
   capabilities: StoreCapabilities;
+  /**
+   * Every session id the spec's stores wrote to so far (set by `describeSpec`): what the kit may
+   * delete. Retention sweeps refuse to run while an idle session outside it exists.
+   */
+  ownSessions?: ReadonlySet<string>;
 }
 
 /** One conformance check: throws on a violation, resolves when the store keeps the promise. */
@@ -80,7 +85,7 @@ export async function openSpecContext(
       : {}),
   };
   return {
-    ctx: { store, target: tracked, capabilities: target.capabilities ?? {} },
+    ctx: { store, target: tracked, capabilities: target.capabilities ?? {}, ownSessions: created },
     async cleanup() {
       try {
         await deleteCreated(inner, created);

@@ -4,20 +4,20 @@ import { durableMemoryStore, openToolTarget } from '@agentstore/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /*
- * Attack on the validation boundary (issue 15): `validateAppendInput` checks the caller's live
- * objects, then every adapter serialises them again (`JSON.stringify(input.messages)` and the
+ * Every store validates and stores one read of the caller's input. Without that,
+ * `validateAppendInput` checks the caller's live objects, then every adapter serialises them again (`JSON.stringify(input.messages)` and the
  * like). Anything that answers differently on the second read — a getter, a Proxy, a
  * non-enumerable `toJSON` that the boundary never looks at but `JSON.stringify` honours — gets a
  * different value stored than the one validated. When that value is not a decodable message,
  * every later `load` throws CORRUPT_RECORD: the session is bricked by one accepted append.
  *
- * Each case asserts what the issue demands: the append is refused with a typed error and nothing
+ * Each case asserts what the contract demands: the append is refused with a typed error and nothing
  * is written, or what was validated is what is stored; either way the session still loads and
  * takes an append at its head.
  */
 
 const now = () => new Date().toISOString();
-const init = { agentName: 'attack', ownerId: null, tenantId: null, state: null };
+const init = { agentName: 'read-once', ownerId: null, tenantId: null, state: null };
 const plain = (id: string): NewMessage => ({ id, role: 'user', content: 'fine', createdAt: now() });
 
 interface Case {
@@ -104,7 +104,7 @@ const CASES: Case[] = [
   ),
 ];
 
-async function attack(store: AgentStore, sessionId: string, c: Case) {
+async function appendShifting(store: AgentStore, sessionId: string, c: Case) {
   await store.append(sessionId, {
     expectedSeq: 0,
     messages: [plain('seed')],
@@ -145,7 +145,7 @@ const STORES: [string, () => Promise<{ store: AgentStore; close: () => Promise<v
 ];
 
 for (const [name, open] of STORES) {
-  describe(`attack: validate-then-serialise on ${name}`, () => {
+  describe(`${name} stores the input it validated, read once`, () => {
     let opened: { store: AgentStore; close: () => Promise<void> } | undefined;
     let store: AgentStore;
     beforeAll(async () => {
@@ -160,10 +160,14 @@ for (const [name, open] of STORES) {
       it(`acquireLease with init.state behind a getter that turns into a function after ${flipAfter} reads: refused or stored as validated; the session loads`, async () => {
         const sessionId = `toctou-init-${flipAfter}-${Math.random().toString(36).slice(2)}`;
         let reads = 0;
-        const init = Object.defineProperty({ agentName: 'attack', ownerId: null, tenantId: null }, 'state', {
-          enumerable: true,
-          get: () => (++reads <= flipAfter ? { step: 1 } : () => 'not JSON'),
-        }) as { agentName: string; ownerId: null; tenantId: null; state: { step: number } };
+        const init = Object.defineProperty(
+          { agentName: 'read-once', ownerId: null, tenantId: null },
+          'state',
+          {
+            enumerable: true,
+            get: () => (++reads <= flipAfter ? { step: 1 } : () => 'not JSON'),
+          },
+        ) as { agentName: string; ownerId: null; tenantId: null; state: { step: number } };
         let refused: unknown = null;
         try {
           await store.acquireLease(sessionId, { holder: 'h', ttlMs: 60_000, init });
@@ -184,7 +188,7 @@ for (const [name, open] of STORES) {
     for (const [i, c] of CASES.entries()) {
       it(`${c.name}: refused with a typed error or stored as validated; the session still loads and appends`, async () => {
         const sessionId = `toctou-${i}-${Math.random().toString(36).slice(2)}`;
-        const { refused, validated } = await attack(store, sessionId, c);
+        const { refused, validated } = await appendShifting(store, sessionId, c);
         if (refused !== null) {
           expect(isAgentStoreError(refused, 'INVALID_ARGUMENT'), `refusal is typed: ${String(refused)}`).toBe(
             true,
