@@ -10,6 +10,7 @@ import {
 } from '../assertions.ts';
 import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { asRecords, freshId, messages, seedSession, sessionInit } from '../fixtures.ts';
+import { lostRaceMessage } from '../race-causes.ts';
 
 const WRITERS = 8;
 
@@ -47,7 +48,7 @@ async function race(ctx: CheckContext, sessionId: string, expectedSeq: number, s
       actualSeq?: unknown;
     };
     if (error?.code !== 'SEQ_CONFLICT') {
-      violation(`writer ${writer} lost the race with ${preview(String(error))}; expected SeqConflictError`);
+      violation(lostRaceMessage(`writer ${writer}, which lost the race,`, error));
     }
     assertEqual(error.sessionId, sessionId, `writer ${writer}: SeqConflictError.sessionId`);
     assertEqual(error.expectedSeq, expectedSeq, `writer ${writer}: SeqConflictError.expectedSeq`);
@@ -102,7 +103,9 @@ const concurrencyChecks: ConformanceCheck[] = [
                 written[writer]!.push(next[0]!.id);
                 break;
               } catch (error) {
-                if ((error as { code?: unknown }).code !== 'SEQ_CONFLICT') throw error;
+                if ((error as { code?: unknown }).code !== 'SEQ_CONFLICT') {
+                  violation(lostRaceMessage(`writer ${writer}'s append at the loaded head ${head}`, error));
+                }
               }
             }
           }

@@ -12,6 +12,7 @@ import {
 } from '../process/agent.ts';
 import type { ChildConfig, ChildLine } from '../process/protocol.ts';
 import { type ChildRun, runChild } from '../process/spawn-child.ts';
+import { isUniqueKeyError, UNIQUE_RACE_CAUSE } from '../race-causes.ts';
 
 /**
  * How each append trial's child dies: on event-loop turn 1 of an append (after 0–2 acknowledged
@@ -63,8 +64,9 @@ async function childFor(
   }
   const failed = child.lines.find((line) => line.t === 'error');
   if (failed?.t === 'error') {
+    const reported = { code: failed.code, message: failed.message.split('\n')[0] ?? '' };
     violation(
-      `in a child process, ${config.mode === 'run' ? 'run()' : 'an append'} failed before any kill: ${failed.code ?? 'error'}: ${failed.message}`,
+      `in a child process, ${config.mode === 'run' ? 'run()' : 'an append'} failed before any kill: ${failed.code ?? 'error'}: ${reported.message}${isUniqueKeyError(reported) ? ` — ${UNIQUE_RACE_CAUSE}` : ''}`,
     );
   }
   return child;
