@@ -24,7 +24,7 @@ describe('lease-less append races, and what the torture leaves behind', () => {
       trials: 1,
       seed: 20_261_128,
       racers: [2],
-      fenceTrials: 1,
+      fenceTrials: 0,
       partitionTrials: 0,
     });
     expect(report.violations).toEqual([]);
