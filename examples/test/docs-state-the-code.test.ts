@@ -1,7 +1,7 @@
 // Facts the docs state in numbers or names, read from the docs and checked against the code, so a
 // change to one without the other fails here rather than misleading a reader.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type AgentStore, defineAgent, memoryStore, run, tool } from '@agentstore/core';
 import { durableMemoryStore, scriptedLlm } from '@agentstore/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -67,6 +67,22 @@ describe('the store contract the docs describe', () => {
       }
     }
     expect(statements).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('links', () => {
+  it('every relative link on a page names a file that exists', () => {
+    const broken: string[] = [];
+    for (const path of pages) {
+      // Code blocks hold shell and TypeScript, not links.
+      const text = read(path).replace(/```[\s\S]*?```/g, '');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target!) || target!.startsWith('#')) continue;
+        const file = join(root, dirname(path), decodeURI(target!.split('#')[0]!));
+        if (!existsSync(file)) broken.push(`${path}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 });
 
