@@ -6,9 +6,19 @@ import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Manifest, packInto, publishedPackages, repo } from './packages.ts';
 
-const { values } = parseArgs({
-  options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-});
+function parse() {
+  try {
+    // `pnpm run pack -- --out DIR` passes the `--` through.
+    return parseArgs({
+      args: process.argv.slice(2).filter((arg) => arg !== '--'),
+      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }).values;
+  } catch (error) {
+    process.stderr.write(`pack: ${(error as Error).message}\nusage: pnpm run pack [--out DIR]\n`);
+    process.exit(2);
+  }
+}
+const values = parse();
 if (values.help) {
   process.stdout.write(
     'usage: pnpm run pack [--out DIR]\n' +
@@ -33,7 +43,8 @@ try {
   const packages = publishedPackages();
   const tarballOf = packInto(packages, out);
   const tarball = (name: string) => word(tarballOf.get(name)!);
-  const shown = relative(process.cwd(), out) || '.';
+  const inside = relative(process.cwd(), out);
+  const shown = inside.startsWith('..') ? out : inside || '.';
   process.stdout.write(`packed ${packages.length} packages into ${shown}/:\n`);
   for (const [name, file] of tarballOf) process.stdout.write(`  ${name}  ${relative(out, file)}\n`);
   process.stdout.write(

@@ -1,5 +1,5 @@
 // The consumer test: the published packages as a user installs them. Packs every published
-// package with `pnpm pack`, installs the tarballs with npm into a scratch app outside the
+// package as `pnpm run pack` does (and checks the install line it prints), installs the tarballs with npm into a scratch app outside the
 // workspace, type-checks the app with `strict` and `skipLibCheck: false` (public types must not
 // need a devDependency), runs a durable crash-and-resume on SQLite with a real SIGKILL between
 // write #1 and write #2, tortures the installed SQLite target with `agentstore-torture`, and runs
@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packInto, publishedPackages, repo, sh as run } from './packages.ts';
+import { publishedPackages, repo, sh as run } from './packages.ts';
 
 const keep = process.argv.includes('--keep');
 
@@ -34,12 +34,25 @@ const tarballs = join(work, 'tarballs');
 mkdirSync(tarballs);
 try {
   const packages = publishedPackages();
-  step(`packing ${packages.map((p) => p.manifest.name).join(', ')}`);
-  let tarballOf: Map<string, string>;
-  try {
-    tarballOf = packInto(packages, tarballs);
-  } catch (error) {
-    fail((error as Error).message);
+  // Through the documented install path (`pnpm run pack`, less its build): what it prints is what
+  // a user installs, so the tarballs come from its listing and its npm install line must name them.
+  step(`pnpm run pack: ${packages.map((p) => p.manifest.name).join(', ')}`);
+  const printed = sh(process.execPath, [join(import.meta.dirname, 'pack.ts'), '--out', tarballs], repo);
+  const tarballOf = new Map(
+    [...printed.matchAll(/^ {2}(@agentstore\/\S+) {2}(\S+\.tgz)$/gm)].map(([, name, file]) => [
+      name!,
+      join(tarballs, file!),
+    ]),
+  );
+  const everything = /^Everything:\n {2}npm install (.+)$/m.exec(printed)?.[1]?.split(' ') ?? [];
+  const unlisted = packages.filter(
+    ({ manifest }) => !everything.includes(tarballOf.get(manifest.name) ?? '?'),
+  );
+  if (unlisted.length > 0) {
+    fail(
+      `pnpm run pack did not print an install line with ${unlisted.map((p) => p.manifest.name).join(', ')}`,
+      printed,
+    );
   }
 
   cpSync(join(import.meta.dirname, 'app'), app, { recursive: true });
