@@ -73,10 +73,12 @@ describe('the agentstore CLI checks every flag before it deletes anything', () =
   });
 
   it('a valid sweep still deletes, batch by batch, and --max-batches 1 stops after one', () => {
-    const full = agentstore(retention('--idle-days', '0', '--batch', '2', '--json'), 'valid');
+    // A cutoff after the fixture's sessions were written (it writes them when the CLI opens it).
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const full = agentstore(retention('--idle-before', later, '--batch', '2', '--json'), 'valid');
     expect(full.status).toBe(0);
     expect(JSON.parse(full.stdout)).toMatchObject({ deleted: 4, batches: 3, nextCursor: null });
-    const one = agentstore(retention('--idle-days', '0', '--batch', '2', '--max-batches', '1'), 'one');
+    const one = agentstore(retention('--idle-before', later, '--batch', '2', '--max-batches', '1'), 'one');
     expect(one.status).toBe(0);
     expect(one.deletions).toHaveLength(1);
     expect(one.stdout).toMatch(/resume with --cursor/);
