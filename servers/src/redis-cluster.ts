@@ -97,6 +97,15 @@ async function assertFailedOver(survivors: SpawnedRedis[], port: number): Promis
   }
 }
 
+export interface LaunchRedisClusterOptions {
+  /** Masters to start. Default 3. */
+  masters?: number;
+  /** Replicas of each master. Default 0. */
+  replicas?: number;
+  /** Start a cluster even when AGENTSTORE_REDIS_CLUSTER_NODES is set (tests that kill nodes). */
+  ignoreEnv?: boolean;
+}
+
 /**
  * `AGENTSTORE_REDIS_CLUSTER_NODES` (`host:port,host:port,…`) when set; otherwise `masters`
  * (default 3) local `redis-server --cluster-enabled yes` processes, each with `replicas` replicas
@@ -106,10 +115,10 @@ async function assertFailedOver(survivors: SpawnedRedis[], port: number): Promis
  * takes over within seconds (`awaitFailover` says when).
  */
 export async function launchRedisCluster(
-  options: { masters?: number; replicas?: number } = {},
+  options: LaunchRedisClusterOptions = {},
 ): Promise<LaunchedRedisCluster> {
   const external = process.env.AGENTSTORE_REDIS_CLUSTER_NODES;
-  if (external) {
+  if (external && !options.ignoreEnv) {
     const nodes = external.split(',').map((entry) => {
       const [host, port] = entry.trim().split(':');
       return { host: host || '127.0.0.1', port: Number(port) };

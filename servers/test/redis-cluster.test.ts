@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { type LaunchedRedisCluster, launchRedisCluster, redisCommand } from '../src/index.ts';
 
 let cluster: LaunchedRedisCluster | undefined;
-const saved = process.env.AGENTSTORE_REDIS_CLUSTER_NODES;
-beforeAll(() => {
-  delete process.env.AGENTSTORE_REDIS_CLUSTER_NODES;
-});
 afterAll(async () => {
-  if (saved !== undefined) process.env.AGENTSTORE_REDIS_CLUSTER_NODES = saved;
   await cluster?.stop();
 });
 
 it('a cluster with replicas is handed over with every replica synced: a master killed at once is replaced', async () => {
-  cluster = await launchRedisCluster({ masters: 3, replicas: 1 });
+  cluster = await launchRedisCluster({ masters: 3, replicas: 1, ignoreEnv: true });
   const ports = cluster.info.nodes.map((n) => n.port);
   const replication = await Promise.all(
     ports.map((p) => redisCommand('127.0.0.1', p, ['INFO', 'replication'])),
