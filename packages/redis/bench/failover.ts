@@ -3,13 +3,15 @@
  * (`cluster-node-timeout` 2 s); each time, a run's master is killed (-9) mid-step once the step's
  * call is on its replica, and the step's result append rides through the election. Prints, per
  * ioredis client setting, the time from the kill to the promotion (as every surviving node reports
- * it) and to the end of the run, next to the same run without a kill. Not in CI. From
- * packages/redis:
+ * it) and to the end of the run, next to the same run without a kill. Then how long one command
+ * to a dead master's slot lasts before ioredis gives up ("Too many Cluster redirections"), on a
+ * cluster without replicas (so nothing takes over): before the cluster notices the death, and
+ * once it reports `cluster_state:fail`. Not in CI. From packages/redis:
  *   pnpm run failover-cost            # 6 failovers per setting; FAILOVERS=… to change
  */
 import { defineAgent, run, tool } from '@agentstore/core';
 import { scriptedLlm } from '@agentstore/core/testing';
-import { type LaunchedRedisCluster, launchRedisCluster } from '@agentstore/servers';
+import { type LaunchedRedisCluster, launchRedisCluster, redisCommand } from '@agentstore/servers';
 import { Cluster, type ClusterOptions } from 'ioredis';
 import { z } from 'zod';
 import { redisStore } from '../src/index.ts';
@@ -111,3 +113,44 @@ for (const [label, options] of SETTINGS) {
   const fmt = (xs: number[]) => `${seconds(median(xs))} / ${seconds(Math.max(...xs))}`;
   console.log(`| ${label} | ${fmt(promoted)} | ${fmt(done)} | ${(median(calm)).toFixed(0)} ms |`);
 }
+
+/** How long one GET to a dead master's slot lasts with each setting, and how it ends. */
+async function commandBudgets() {
+  const cluster = await launchRedisCluster({ masters: 3, replicas: 0, ignoreEnv: true });
+  const clients = SETTINGS.map(([label, options]) => {
+    const client = new Cluster(cluster.info.nodes, options);
+    client.on('error', () => {});
+    return { label, client };
+  });
+  try {
+    for (const { client } of clients) await client.set('k', '1');
+    const admin = clients[0]!.client;
+    const slot = Number(await admin.call('CLUSTER', 'KEYSLOT', 'k'));
+    const ranges = (await admin.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+    const master = Number(ranges.find(([from, to]) => slot >= from && slot <= to)![2][1]);
+    const timeGet = async (client: Cluster) => {
+      const start = performance.now();
+      const error = await client.get('k').then(
+        () => 'answered',
+        (e: Error) => e.message.replace(/^(.*?)\. Last error: (?:\w*Error: )?(\w+).*$/s, '$1; last: $2'),
+      );
+      return `${seconds(performance.now() - start)} (${error})`;
+    };
+    cluster.killNode(master);
+    const before = await Promise.all(clients.map(({ client }) => timeGet(client)));
+    const other = cluster.info.nodes.find((n) => n.port !== master)!.port;
+    while (!(await redisCommand('127.0.0.1', other, ['CLUSTER', 'INFO'])).includes('cluster_state:fail')) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const down = await Promise.all(clients.map(({ client }) => timeGet(client)));
+    console.log(
+      '\n| client setting | one command, before the death is noticed | one command, during cluster_state:fail |',
+    );
+    console.log('|---|---|---|');
+    for (const [i, { label }] of clients.entries()) console.log(`| ${label} | ${before[i]} | ${down[i]} |`);
+  } finally {
+    for (const { client } of clients) client.disconnect();
+    await cluster.stop();
+  }
+}
+await commandBudgets();
