@@ -3,8 +3,9 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dynamodbStore } from '../src/index.ts';
 import { rawItems } from '../src/testing/capabilities.ts';
-import { manualMonotonicClock, withWallClock } from './support/clocks.ts';
 import { freshTable, init, message, sessionId, testClient } from './support/dynamodb.ts';
+import { manualMonotonicClock } from './support/manual-clock.ts';
+import { withWallClock } from './support/wall-clock.ts';
 
 /*
  * DynamoDB has no server clock, so a taker may take a lease held by another only after it has

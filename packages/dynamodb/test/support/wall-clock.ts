@@ -1,5 +1,3 @@
-import { vi } from 'vitest';
-
 /**
  * Runs `fn` with this process's wall clock (`Date.now()`, `new Date()`) moved by `offsetMs`, as if
  * the machine's clock were wrong; the monotonic clock (`performance.now()`) is left alone. The
@@ -22,14 +20,4 @@ export async function withWallClock<T>(offsetMs: number, fn: () => Promise<T>): 
   } finally {
     globalThis.Date = RealDate;
   }
-}
-
-/**
- * Takes over this process's monotonic clock (`performance.now()`), which then moves only when
- * `advance` is called: a taker's watch of a lease is ordered by the test, not by how fast a busy
- * machine runs. Timers and the wall clock stay real. Undo with `vi.useRealTimers()`.
- */
-export function manualMonotonicClock(): { advance(ms: number): void } {
-  vi.useFakeTimers({ toFake: ['performance'] });
-  return { advance: (ms) => vi.advanceTimersByTime(ms) };
 }
