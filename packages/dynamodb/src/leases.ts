@@ -69,7 +69,9 @@ function watchesOf(context: StoreContext): LeaseObservations {
 function watchMs(context: StoreContext, seen: LeaseSighting, takerTtlMs: number): number {
   const ttlMs = sightingTtlMs(seen);
   if (ttlMs !== null) return ttlMs;
-  return Math.max(takerTtlMs, Date.parse(seen.expiresAt) + context.maxClockSkewMs - Date.now());
+  const byClockMs = Date.parse(seen.expiresAt) + context.maxClockSkewMs - Date.now();
+  // An expiry that is not a date cannot end a watch early (NaN would end it at once).
+  return Number.isFinite(byClockMs) ? Math.max(takerTtlMs, byClockMs) : takerTtlMs;
 }
 
 /** The take of a watched record: only while it is still exactly what was watched. */

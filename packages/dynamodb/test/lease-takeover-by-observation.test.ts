@@ -159,6 +159,24 @@ describe('taking a lease held by another on DynamoDB (no clock agreement)', () =
     expect(item.leaseVersion?.S).toBeDefined();
   });
 
+  it('watches a versionless record whose expiry is no date for the taker’s own TTL, never less', async () => {
+    const id = sessionId('no-date');
+    const { epoch } = await holderStore.acquireLease(id, { holder: 'holder', ttlMs: TTL, init: init() });
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table.tableName,
+        Key: { pk: { S: id }, sk: { S: 'session' } },
+        UpdateExpression: 'SET leaseExpiresAt = :expires REMOVE leaseVersion',
+        ExpressionAttributeValues: { ':expires': { S: 'not a date' } },
+      }),
+    );
+    expect(await take(id, 2_000)).toEqual({ busy: 2_000 });
+    clock.advance(1_999);
+    expect(await take(id, 2_000)).toEqual({ busy: 1 });
+    clock.advance(1);
+    expect(await take(id, 2_000)).toEqual({ granted: epoch + 1 });
+  });
+
   it('one waiting store takes a crashed holder’s lease after one TTL, however its acquires are spaced', async () => {
     const id = sessionId('polls');
     const { epoch } = await holderStore.acquireLease(id, { holder: 'holder', ttlMs: TTL, init: init() });
