@@ -15,9 +15,10 @@ import { freshTable, sessionId, testClient } from './support/dynamodb.ts';
 const client = testClient();
 let table: Awaited<ReturnType<typeof freshTable>>;
 let store: AgentStore;
-// Renewed every second; the taker waits through several renewals, longer than two TTLs.
-const TTL = 4_000;
-const TAKER_WAIT = 10_000;
+// Renewed every 1.5 s; the taker waits through several renewals, longer than two TTLs. The
+// holder keeps its lease unless a renewal is held up for more than 4.8 s (its local deadline).
+const TTL = 6_000;
+const TAKER_WAIT = 13_000;
 
 beforeAll(async () => {
   table = await freshTable(client, 'ahead-run');
