@@ -62,16 +62,16 @@ function watchesOf(context: StoreContext): LeaseObservations {
 
 /**
  * How long a taker must watch a lease record unchanged: the TTL it was granted or renewed with.
- * A lease last written by an earlier version of this package names no TTL; it is watched for
- * the taker's own TTL or until its expiry plus `maxClockSkewMs` by this clock (the earlier
- * rule), whichever ends later.
+ * A lease last written by an earlier version of this package names no TTL; it is judged by the
+ * rule it was written under, watched until its expiry plus `maxClockSkewMs` by this clock (so
+ * one a crashed worker left long ago is taken at once, as before), and any renewal restarts it.
  */
 function watchMs(context: StoreContext, seen: LeaseSighting, takerTtlMs: number): number {
   const ttlMs = sightingTtlMs(seen);
   if (ttlMs !== null) return ttlMs;
   const byClockMs = Date.parse(seen.expiresAt) + context.maxClockSkewMs - Date.now();
   // An expiry that is not a date cannot end a watch early (NaN would end it at once).
-  return Number.isFinite(byClockMs) ? Math.max(takerTtlMs, byClockMs) : takerTtlMs;
+  return Number.isFinite(byClockMs) ? Math.max(0, byClockMs) : takerTtlMs;
 }
 
 /** The take of a watched record: only while it is still exactly what was watched. */

@@ -135,8 +135,8 @@ describe('taking a lease held by another on DynamoDB (no clock agreement)', () =
         UpdateExpression: 'REMOVE leaseVersion',
       }),
     );
-    // No TTL is stored: watched for the taker's own TTL, or until expiry + maxClockSkewMs (5 s
-    // by default) by the taker's clock, whichever ends later — here about 8 s.
+    // No TTL is stored: judged by the rule it was written under, watched until its expiry plus
+    // maxClockSkewMs (5 s by default) by the taker's clock — here about 8 s.
     const first = await take(id, 1_000);
     expect(first.busy).toBeGreaterThan(TTL + 4_000);
     expect(first.busy).toBeLessThanOrEqual(TTL + 5_000);
@@ -157,6 +157,21 @@ describe('taking a lease held by another on DynamoDB (no clock agreement)', () =
     // The new grant carries a version again.
     const item = (await rawItems(client, table.tableName, id)).find((i) => i.sk?.S === 'session')!;
     expect(item.leaseVersion?.S).toBeDefined();
+  });
+
+  it('takes a versionless lease a crashed worker left long ago at once, as the earlier version did', async () => {
+    const id = sessionId('legacy-old');
+    const { epoch } = await holderStore.acquireLease(id, { holder: 'holder', ttlMs: TTL, init: init() });
+    // A session restored from an earlier version's table: its lease ran out an hour ago.
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table.tableName,
+        Key: { pk: { S: id }, sk: { S: 'session' } },
+        UpdateExpression: 'SET leaseExpiresAt = :expires REMOVE leaseVersion',
+        ExpressionAttributeValues: { ':expires': { S: new Date(Date.now() - 3_600_000).toISOString() } },
+      }),
+    );
+    expect(await take(id)).toEqual({ granted: epoch + 1 });
   });
 
   it('watches a versionless record whose expiry is no date for the taker’s own TTL, never less', async () => {
