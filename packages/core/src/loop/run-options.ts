@@ -11,6 +11,7 @@ import {
   validateSessionId,
   validateTtlMs,
 } from '../store/validation.ts';
+import { checkSignal, checkStoreShape } from './run-option-shapes.ts';
 import { maxResultBytes } from './session-writer.ts';
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
@@ -82,6 +83,8 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): voi
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object' });
   }
   const { sessionId, message, messageId } = options;
+  checkStoreShape(options.store, sessionId !== undefined);
+  checkSignal((options as { signal?: unknown }).signal);
   const limits: StoreLimits | undefined = options.store?.limits;
   if (typeof (options.llm as { generate?: unknown } | undefined)?.generate !== 'function') {
     throw new InvalidArgumentError({ argument: 'llm', reason: 'must have a generate() function' });

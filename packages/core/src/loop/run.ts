@@ -26,6 +26,7 @@ import { attachReleaseError, leaseReleases } from './lease-release.ts';
 import { type ModelStep, modelStep } from './model-step.ts';
 import { type ModelView, modelView } from './model-view.ts';
 import { onNextTurn } from './next-turn.ts';
+import { checkTools } from './run-option-shapes.ts';
 import { checkRunOptions } from './run-options.ts';
 import {
   commitAll,
@@ -610,6 +611,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   const options: RunOptions = typeof given === 'object' && given !== null ? { ...given } : given;
   const { store, sessionId } = options;
   checkRunOptions(options, agent.name);
+  const tools = checkTools(agent.tools, options.tools);
   if (sessionId !== undefined && !store) {
     throw new InvalidArgumentError({
       argument: 'store',
@@ -622,7 +624,6 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     throw new MemoryStoreNotDurableError({ sessionId });
   }
   const outer = options.signal ?? new AbortController().signal;
-  const tools = { ...agent.tools, ...options.tools };
   const ownerId = options.ownerId ?? null;
   const tenantId = options.tenantId ?? null;
   const newId = () => crypto.randomUUID();
