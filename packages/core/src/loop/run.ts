@@ -11,7 +11,6 @@ import type { LlmAdapter, LlmResponse, LlmToolSpec, Usage } from '../llm.ts';
 import type { JsonValue, MessageRecord, NewMessage, ToolCall } from '../records.ts';
 import type { AgentStore, LeaseToken, SessionInit, StoreLimits } from '../store/contract.ts';
 import type { AnyTool } from '../tool.ts';
-import { abortableSleep } from './abortable-sleep.ts';
 import {
   type ApprovalDecision,
   approvalRequestMessages,
@@ -21,6 +20,7 @@ import {
   toPendingApproval,
 } from './approvals.ts';
 import { type BackgroundErrorHandler, warnBackgroundError } from './background-errors.ts';
+import { acquireWithin, mayHaveBeenGranted } from './lease-acquire.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import { attachReleaseError, leaseReleases } from './lease-release.ts';
 import { type ModelStep, modelStep } from './model-step.ts';
@@ -485,45 +485,6 @@ async function loop(
   }
 }
 
-/** A busy session is polled from this interval, doubling up to the cap, each with ±25% jitter. */
-const WAIT_POLL_MIN_MS = 25;
-const WAIT_POLL_MAX_MS = 250;
-/** Extra attempts when `acquireLease`'s answer is lost (a dropped connection, a timeout). */
-const AMBIGUOUS_ACQUIRE_RETRIES = 2;
-
-/**
- * Acquires the lease, waiting out a busy holder for at most `waitMs`. A waiter polls (bounded,
- * jittered backoff, at most ~4 calls a second) instead of sleeping until the expiry it was told,
- * so a released lease is taken within a poll interval, not at the old expiry. An acquire whose
- * outcome is unknown is repeated with the same holder: the store re-grants a holder its own
- * lease, so a lost answer cannot leave the session blocked for a whole TTL.
- */
-async function acquireWithin<T>(acquire: () => Promise<T>, waitMs: number, signal: AbortSignal): Promise<T> {
-  const deadline = performance.now() + waitMs;
-  let poll = WAIT_POLL_MIN_MS;
-  let ambiguous = 0;
-  for (;;) {
-    signal.throwIfAborted();
-    try {
-      return await untilAborted(acquire(), signal);
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      if (isAgentStoreError(error, 'SESSION_BUSY')) {
-        const left = deadline - performance.now();
-        if (left <= 0) throw error;
-        const jittered = Math.round(poll * (0.75 + Math.random() * 0.5));
-        await abortableSleep(Math.max(1, Math.min(error.retryAfterMs, jittered, left)), signal);
-        poll = Math.min(WAIT_POLL_MAX_MS, poll * 2);
-        continue;
-      }
-      // A typed refusal is definite; anything else may have been granted before the answer was lost.
-      if (isAgentStoreError(error) || ambiguous >= AMBIGUOUS_ACQUIRE_RETRIES) throw error;
-      ambiguous += 1;
-      await abortableSleep(WAIT_POLL_MIN_MS * ambiguous, signal);
-    }
-  }
-}
-
 /**
  * Whether `error` says this run's own lease is lost: a LeaseLostError about this session and
  * holder (or one that names no holder). Another run's, handed over by user code or as the
@@ -533,45 +494,6 @@ function isOurLeaseLost(error: unknown, sessionId: string, holder: string): bool
   if (!isAgentStoreError(error, 'LEASE_LOST')) return false;
   const lost = error as { sessionId?: unknown; holder?: unknown };
   return lost.sessionId === sessionId && (lost.holder === holder || lost.holder === null);
-}
-
-/**
- * Whether an acquire that failed may still have been granted: anything but a typed refusal. An
- * unexpected reply or an undecodable session can come after the grant was written.
- */
-function mayHaveBeenGranted(failure: unknown): boolean {
-  return (
-    !isAgentStoreError(failure) ||
-    isAgentStoreError(failure, 'UNEXPECTED_REPLY') ||
-    isAgentStoreError(failure, 'CORRUPT_RECORD')
-  );
-}
-
-/**
- * Settles with `signal.reason` once `signal` aborts, whether or not `work` ever answers: a store
- * call on a half-open connection (a partition: no error, no answer) must not keep a run that
- * lost its lease, or whose caller gave up, pending forever. `work` is left to finish on its own.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    // The caller gets the abort reason; what `work` ends with is moot, not an unhandled rejection.
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** Wraps handlers and `reconcile` so that none starts once the lease's local deadline has passed. */
@@ -663,23 +585,18 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     Promise.resolve().then(() => handler(error, context));
   };
   const releases = leaseReleases({ store, sessionId, onBackgroundError });
-  // The lease is measured from the send of the acquire that granted it (monotonic clock).
-  let sentAt = performance.now();
-  let lastAcquire: Promise<{ epoch: number }> | null = null;
-  const { epoch, session } = await acquireWithin(
-    () => {
-      sentAt = performance.now();
-      const attempt = store.acquireLease(sessionId, { holder, ttlMs, init });
-      lastAcquire = attempt;
-      return attempt;
-    },
+  const { epoch, session, sentAt } = await acquireWithin({
+    store,
+    sessionId,
+    holder,
+    ttlMs,
+    init,
     waitMs,
-    outer,
-  ).catch((error: unknown) => {
-    // Abandoned while an acquire was unanswered (the caller aborted): should the store grant it
-    // after all, free that lease rather than leave the session blocked for a whole TTL.
-    if (outer.aborted && lastAcquire !== null) {
-      lastAcquire.then(
+    signal: outer,
+    // Should the store grant an abandoned acquire after all, free that lease rather than leave
+    // the session blocked for a whole TTL.
+    onAbandoned: (attempt) =>
+      attempt.then(
         (late) => releases.inBackground({ holder, epoch: late.epoch }, 'abandoned-acquire'),
         (failure: unknown) => {
           // A typed refusal is definite (nothing was granted); anything else may have been.
@@ -687,9 +604,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
             onBackgroundError(failure, { operation: 'acquireLease', sessionId, after: 'abandoned-acquire' });
           }
         },
-      );
-    }
-    throw error;
+      ),
   });
   const lease: LeaseToken = { holder, epoch };
   const leaseLost = new AbortController();
