@@ -68,10 +68,11 @@ export interface RunOptions {
   tenantId?: string | null;
   /**
    * Cancels the run: nothing new starts and handlers see `ctx.signal` abort; results of handlers
-   * that finished are still sent. run() rejects with the abort reason without waiting for a
-   * store call still unanswered one event-loop turn after the abort (a half-open connection):
-   * the next run settles such an append by re-reading. The lease is released once that call
-   * settles, or lapses after its TTL if it never does.
+   * that finished are still sent, in order, after run() has rejected if need be, until they land
+   * or the lease's local deadline passes (a failure goes to `onBackgroundError`). run() rejects
+   * with the abort reason without waiting for a store call still unanswered one event-loop turn
+   * after the abort (a half-open connection): the next run settles such an append by re-reading.
+   * The lease is released once those calls settle, or lapses after its TTL if one never does.
    */
   signal?: AbortSignal;
   /**
@@ -96,7 +97,9 @@ export interface RunOptions {
    * client's error may be shared by several runs), a value that cannot carry `leaseReleaseError`
    * or the release's own error; an abandoned acquire that failed without a definite answer. Each
    * means the session may stay busy until the lease expires. Default: `console.warn`. Called in
-   * a promise job of its own; it must not throw: a throw becomes an unhandled rejection.
+   * a promise job of its own; it must not throw: a throw becomes an unhandled rejection. Also
+   * called when an append of finished tools' results, still sent after run() rejected on the
+   * caller's abort, fails (`operation: 'append'`): those calls are then orphaned for the next run.
    */
   onBackgroundError?: BackgroundErrorHandler;
 }
@@ -127,6 +130,23 @@ interface Conversation {
   view: ModelView;
   scope: CallScope;
   usage: Usage;
+  /**
+   * How run() waits on its own writes: a durable run stops waiting one event-loop turn after the
+   * caller aborts (the write itself goes on: see `trailingWrite`); a stateless run just waits.
+   */
+  callerBound: <T>(work: Promise<T>) => Promise<T>;
+  /**
+   * Write #2 of the latest step, whole: settles once every result of the step has landed or
+   * failed, whoever still waits for it. The end of the run follows it when the caller stopped
+   * waiting first: results of handlers that finished are sent even then.
+   */
+  trailingWrite: TrailingWrite | null;
+}
+
+interface TrailingWrite {
+  done: Promise<void>;
+  /** Set once `done` has settled. */
+  settled: boolean;
 }
 
 /**
@@ -213,7 +233,9 @@ async function commitNow(
   appends: NewMessage[][],
   options?: { releaseLease?: boolean },
 ): Promise<void> {
-  conversation.messages.push(...(await commitAll(conversation.ledger, appends, options)));
+  conversation.messages.push(
+    ...(await conversation.callerBound(commitAll(conversation.ledger, appends, options))),
+  );
   conversation.view.add(appends.flat());
 }
 
@@ -270,16 +292,26 @@ async function settleAndCommit(
     if (failed) throw failed.reason;
   });
   written.catch(() => undefined);
+  const trailing: TrailingWrite = { done: written, settled: false };
+  const mark = () => {
+    trailing.settled = true;
+  };
+  written.then(mark, mark);
+  conversation.trailingWrite = trailing;
   const handlerFailed = handlers.find((outcome) => outcome.status === 'rejected');
   if (handlerFailed) {
     release();
-    // Nothing returns before what settled is committed.
-    return throwOnceLanded(written, handlerFailed.reason, conversation.scope.signal);
+    // Nothing returns before what settled is committed (or the caller stops waiting).
+    return throwOnceLanded(
+      conversation.callerBound(written),
+      handlerFailed.reason,
+      conversation.scope.signal,
+    );
   }
   return {
     land() {
       release();
-      return written;
+      return conversation.callerBound(written);
     },
   };
 }
@@ -564,7 +596,15 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     return loop(
       agent,
       options,
-      { ledger: statelessLedger(), messages: [], view: modelView(), scope, usage },
+      {
+        ledger: statelessLedger(),
+        messages: [],
+        view: modelView(),
+        scope,
+        usage,
+        callerBound: (work) => work,
+        trailingWrite: null,
+      },
       outer,
     );
   }
@@ -648,6 +688,8 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   let outcomeUnconfirmed = () => false;
   /** Set when an append that carried the release has landed: the store freed the lease itself. */
   let freedByAppend = false;
+  /** The run's conversation, once loaded: its trailing write decides how the run ends. */
+  let conversation: Conversation | null = null;
   try {
     const loaded = await storeAnswer(keeper.watch(store.load(sessionId), unanswered('load')));
     const messages = loaded?.messages ?? [];
@@ -700,7 +742,9 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
             if (isOurLeaseLost(error, sessionId, holder)) keeper.lost(error as LeaseLostError);
           },
         );
-        const records = await storeAnswer(sent);
+        // Not cut short by the caller's abort: results of finished handlers are still sent, and
+        // run() stops waiting through `callerBound` instead. A lost lease ends it at once.
+        const records = await waits.whileHeld(sent);
         if (commitOptions?.releaseLease) released = true;
         return records;
       },
@@ -714,12 +758,16 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       newId,
       maxResultBytes: maxResultBytes(store.limits),
     };
-    const outcome = await loop(
-      agent,
-      options,
-      { ledger, messages, view: modelView(messages), scope, usage },
-      signal,
-    );
+    conversation = {
+      ledger,
+      messages,
+      view: modelView(messages),
+      scope,
+      usage,
+      callerBound: storeAnswer,
+      trailingWrite: null,
+    };
+    const outcome = await loop(agent, options, conversation, signal);
     if (!released) {
       released = true;
       // Everything is committed; a failed release only delays the next run until the lease
@@ -730,6 +778,13 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     }
     return outcome;
   } catch (error) {
+    // Results of finished handlers still being sent after run() gave up waiting: their failure
+    // reaches nobody else, and the lease is freed only after them.
+    const trailing = conversation?.trailingWrite;
+    const trailingOpen = trailing && !trailing.settled ? trailing.done : null;
+    trailingOpen?.catch((failure: unknown) =>
+      onBackgroundError(failure, { operation: 'append', sessionId, after: 'abandoned-run' }),
+    );
     // A lease lost or given up (an unanswered append) is not released: it lapses in the store.
     // (The caller's abort reason may be any error, a LeaseLostError of another run's included.)
     const ourLeaseLost = leaseLost.signal.aborted || isOurLeaseLost(error, sessionId, holder);
@@ -737,18 +792,18 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     if (!released && !ourLeaseLost && !outcomeUnconfirmed()) {
       // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
       const abandoned = appending as Promise<unknown> | null;
-      if (abandoned) {
-        // The caller gave up while an append was unanswered. It may still land: released now,
-        // the lease would fence it and drop a result whose effect happened. So the release
-        // follows it, unawaited (nobody is waiting for this run any more), once the store has
-        // answered every append sent (the commit may have stopped waiting for one first), and
-        // only if none may still land; otherwise the lease lapses after its TTL, renewals
-        // having stopped.
+      if (abandoned || trailingOpen) {
+        // The caller gave up while an append was unanswered, or results were still to be sent.
+        // They may still land: released now, the lease would fence them and drop results whose
+        // effects happened. So the release follows them, unawaited (nobody is waiting for this
+        // run any more), once the store has answered every append sent (the commit may have
+        // stopped waiting for one first), and only if none may still land; otherwise the lease
+        // lapses after its TTL.
         const releaseLater = () =>
           appendsSettled().then(() => {
             if (!freedByAppend && !outcomeUnconfirmed()) releases.inBackground(lease, 'abandoned-append');
           });
-        abandoned.then(releaseLater, releaseLater);
+        Promise.allSettled([abandoned, trailingOpen]).then(releaseLater);
       } else {
         // The run's own error is what the caller needs; a failed release only delays the next
         // run until the lease expires, and is attached to that error for diagnosis. The caller's
@@ -771,6 +826,8 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     throw error;
   } finally {
     finished = true;
+    // Renewals stop with the run: results still being sent go out within the lease's remaining
+    // window (every append checks the local deadline first).
     keeper.stop();
     waits.stop();
   }
