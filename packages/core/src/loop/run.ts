@@ -23,6 +23,7 @@ import { type BackgroundErrorHandler, warnBackgroundError } from './background-e
 import { acquireWithin, mayHaveBeenGranted } from './lease-acquire.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import { attachReleaseError, leaseReleases } from './lease-release.ts';
+import { isGone, leaseMachine } from './lease-state.ts';
 import { type ModelStep, modelStep } from './model-step.ts';
 import { type ModelView, modelView } from './model-view.ts';
 import { onNextTurn } from './next-turn.ts';
@@ -647,21 +648,15 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       ),
   });
   const lease: LeaseToken = { holder, epoch };
+  // Aborted on the lease machine's move into lost or expired: it ends every wait on the store.
   const leaseLost = new AbortController();
   const signal = AbortSignal.any([outer, leaseLost.signal]);
-  const keeper = keepLeaseAlive({
-    store,
-    sessionId,
-    lease,
-    ttlMs,
-    sentAt,
-    onLost: (error) => leaseLost.abort(error),
-  });
+  const machine = leaseMachine((error) => leaseLost.abort(error));
+  const keeper = keepLeaseAlive({ store, sessionId, lease, ttlMs, sentAt, machine });
   let finished = false;
   checkDeadlineOnRead(signal, () => {
     if (!finished) keeper.assertHeld();
   });
-  let released = false;
   /**
    * Every wait on the store ends when the lease is lost or given up, or once the caller has
    * aborted (after one more event-loop turn: an answer already received is still taken). The
@@ -676,9 +671,13 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       { cause: new Error(`${what} did not answer within the lease's safe window; the lease was given up`) },
     );
   /** Releases the lease, waiting as long as the caller and the lease's safe window allow. */
-  const release = () => {
-    keeper.releasing();
-    return releases.release(lease, (answer) => storeAnswer(keeper.watch(answer, unanswered('releaseLease'))));
+  const release = async () => {
+    machine.dispatch({ type: 'release-sent', via: 'release-call' });
+    const failed = await releases.release(lease, (answer) =>
+      storeAnswer(keeper.watch(answer, unanswered('releaseLease'))),
+    );
+    machine.dispatch({ type: failed ? 'release-failed' : 'release-landed' });
+    return failed;
   };
   /** The append in flight, while it has not settled (appends are strictly sequential). */
   let appending: Promise<unknown> | null = null;
@@ -686,8 +685,6 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
   let appendsSettled = (): Promise<void> => Promise.resolve();
   /** Whether an append may still land though its commit failed (see DurableLedger). */
   let outcomeUnconfirmed = () => false;
-  /** Set when an append that carried the release has landed: the store freed the lease itself. */
-  let freedByAppend = false;
   /** The run's conversation, once loaded: its trailing write decides how the run ends. */
   let conversation: Conversation | null = null;
   try {
@@ -724,7 +721,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         // before every attempt; storeAnswer bounds an attempt that never answers).
         keeper.assertHeld();
         // The run's last append frees the lease itself: a renewal racing it is refused.
-        if (commitOptions?.releaseLease) keeper.releasing();
+        if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-sent', via: 'final-append' });
         const sent = base.commit(batch, commitOptions);
         appending = sent;
         const settled = () => {
@@ -733,20 +730,19 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         sent.then(
           () => {
             settled();
-            if (commitOptions?.releaseLease) freedByAppend = true;
+            if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-landed' });
           },
           (error: unknown) => {
             settled();
             // Refused as a lost lease: the whole run learns it now (sibling calls of the step
             // included), not at the next renewal.
             if (isOurLeaseLost(error, sessionId, holder)) keeper.lost(error as LeaseLostError);
+            if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-failed' });
           },
         );
         // Not cut short by the caller's abort: results of finished handlers are still sent, and
         // run() stops waiting through `callerBound` instead. A lost lease ends it at once.
-        const records = await waits.whileHeld(sent);
-        if (commitOptions?.releaseLease) released = true;
-        return records;
+        return waits.whileHeld(sent);
       },
     };
     const scope: CallScope = {
@@ -768,8 +764,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       trailingWrite: null,
     };
     const outcome = await loop(agent, options, conversation, signal);
-    if (!released) {
-      released = true;
+    if (machine.state.phase !== 'released') {
       // Everything is committed; a failed release only delays the next run until the lease
       // expires, so the run still succeeds and reports it. Cut short by the caller's abort, it
       // is followed instead: a later failure goes to onBackgroundError.
@@ -787,9 +782,9 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     );
     // A lease lost or given up (an unanswered append) is not released: it lapses in the store.
     // (The caller's abort reason may be any error, a LeaseLostError of another run's included.)
-    const ourLeaseLost = leaseLost.signal.aborted || isOurLeaseLost(error, sessionId, holder);
+    const ourLeaseLost = isGone(machine.state) || isOurLeaseLost(error, sessionId, holder);
     // Neither is one held under an append that may still land: a release would fence it.
-    if (!released && !ourLeaseLost && !outcomeUnconfirmed()) {
+    if (machine.state.phase !== 'released' && !ourLeaseLost && !outcomeUnconfirmed()) {
       // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
       const abandoned = appending as Promise<unknown> | null;
       if (abandoned || trailingOpen) {
@@ -801,7 +796,11 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
         // lapses after its TTL.
         const releaseLater = () =>
           appendsSettled().then(() => {
-            if (!freedByAppend && !outcomeUnconfirmed()) releases.inBackground(lease, 'abandoned-append');
+            // Freed by the final append meanwhile, or refused as lost: nothing to release.
+            const { phase } = machine.state;
+            if ((phase === 'held' || phase === 'expired') && !outcomeUnconfirmed()) {
+              releases.inBackground(lease, 'abandoned-append');
+            }
           });
         Promise.allSettled([abandoned, trailingOpen]).then(releaseLater);
       } else {
