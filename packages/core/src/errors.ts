@@ -243,19 +243,6 @@ export class InvalidModelReplyError extends AgentStoreError {
   }
 }
 
-/** Errors that prove an append did not commit; anything else leaves the outcome unknown. */
-export function isDefiniteAppendFailure(error: unknown): boolean {
-  return isAgentStoreError(
-    error,
-    'SEQ_CONFLICT',
-    'LEASE_LOST',
-    'PAYLOAD_TOO_LARGE',
-    'INVALID_ARGUMENT',
-    'SESSION_ACCESS_DENIED',
-    'SESSION_NOT_FOUND',
-  );
-}
-
 /** The session waits on human decisions for these calls; pass `approvals` to `run()`. */
 export class ApprovalRequiredError extends AgentStoreError {
   readonly code = 'APPROVAL_REQUIRED' as const;

@@ -54,7 +54,7 @@ export const warnBackgroundError: BackgroundErrorHandler = (error, context) => {
     context.operation === 'acquireLease'
       ? `agentstore: an acquire of session ${session} the caller abandoned failed without a definite answer; if the store granted it, the session stays busy until the lease expires.`
       : context.operation === 'append'
-        ? `agentstore: an append of finished tool results (session ${session}) sent after the run was abandoned failed; the next run treats those calls as orphaned.`
+        ? `agentstore: an append of finished tool results (session ${session}), still sent after the caller aborted the run, did not succeed; the next run settles those calls (a re-read tells whether it landed after all).`
         : `agentstore: ${WHAT_FAILED[context.after]} (session ${session}) failed; the session stays busy until the lease expires.`;
   console.warn(text, error);
 };

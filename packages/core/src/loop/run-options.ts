@@ -11,8 +11,8 @@ import {
   validateSessionId,
   validateTtlMs,
 } from '../store/validation.ts';
+import { maxResultBytes } from './message-ledger.ts';
 import { checkSignal, checkStoreShape } from './run-option-shapes.ts';
-import { maxResultBytes } from './session-writer.ts';
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;

@@ -20,25 +20,25 @@ import {
   toPendingApproval,
 } from './approvals.ts';
 import { type BackgroundErrorHandler, warnBackgroundError } from './background-errors.ts';
+import { durableLedger } from './durable-ledger.ts';
 import { acquireWithin, mayHaveBeenGranted } from './lease-acquire.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import { attachReleaseError, leaseReleases } from './lease-release.ts';
 import { isGone, leaseMachine } from './lease-state.ts';
-import { type ModelStep, modelStep } from './model-step.ts';
-import { type ModelView, modelView } from './model-view.ts';
-import { onNextTurn } from './next-turn.ts';
-import { checkTools } from './run-option-shapes.ts';
-import { checkRunOptions } from './run-options.ts';
 import {
   commitAll,
-  durableLedger,
   fitsOneAppend,
   type MessageLedger,
   maxResultBytes,
   planAppends,
-  resultCommitter,
   statelessLedger,
-} from './session-writer.ts';
+} from './message-ledger.ts';
+import { type ModelStep, modelStep } from './model-step.ts';
+import { type ModelView, modelView } from './model-view.ts';
+import { onNextTurn } from './next-turn.ts';
+import { resultCommitter } from './result-committer.ts';
+import { checkTools } from './run-option-shapes.ts';
+import { checkRunOptions } from './run-options.ts';
 import { storeWaits } from './store-waits.ts';
 import { toolCallIds } from './tool-call-ids.ts';
 import {
@@ -777,9 +777,12 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     // reaches nobody else, and the lease is freed only after them.
     const trailing = conversation?.trailingWrite;
     const trailingOpen = trailing && !trailing.settled ? trailing.done : null;
-    trailingOpen?.catch((failure: unknown) =>
-      onBackgroundError(failure, { operation: 'append', sessionId, after: 'abandoned-run' }),
-    );
+    // (Left open otherwise only when the lease was lost or given up: the run's error says so.)
+    if (outer.aborted) {
+      trailingOpen?.catch((failure: unknown) =>
+        onBackgroundError(failure, { operation: 'append', sessionId, after: 'abandoned-run' }),
+      );
+    }
     // A lease lost or given up (an unanswered append) is not released: it lapses in the store.
     // (The caller's abort reason may be any error, a LeaseLostError of another run's included.)
     const ourLeaseLost = isGone(machine.state) || isOurLeaseLost(error, sessionId, holder);
