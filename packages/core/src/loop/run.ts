@@ -24,7 +24,7 @@ import { durableLedger } from './durable-ledger.ts';
 import { acquireWithin, mayHaveBeenGranted } from './lease-acquire.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import { attachReleaseError, leaseReleases } from './lease-release.ts';
-import { isGone, leaseMachine } from './lease-state.ts';
+import { leaseMachine } from './lease-state.ts';
 import {
   commitAll,
   fitsOneAppend,
@@ -37,6 +37,7 @@ import { type ModelStep, modelStep } from './model-step.ts';
 import { type ModelView, modelView } from './model-view.ts';
 import { onNextTurn } from './next-turn.ts';
 import { resultCommitter } from './result-committer.ts';
+import { decideRunEnd, releaseAfterWrites, releaseFailureGoesTo } from './run-end.ts';
 import { checkTools } from './run-option-shapes.ts';
 import { checkRunOptions } from './run-options.ts';
 import { storeWaits } from './store-waits.ts';
@@ -764,65 +765,62 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
       trailingWrite: null,
     };
     const outcome = await loop(agent, options, conversation, signal);
-    if (machine.state.phase !== 'released') {
-      // Everything is committed; a failed release only delays the next run until the lease
-      // expires, so the run still succeeds and reports it. Cut short by the caller's abort, it
-      // is followed instead: a later failure goes to onBackgroundError.
+    const end = decideRunEnd({
+      outcome: 'succeeded',
+      lease: machine.state.phase,
+      errorSaysLeaseLost: false,
+      outcomeUnconfirmed: false,
+      writesInFlight: false,
+    });
+    if (end.release === 'now') {
+      // A failed release only delays the next run until the lease expires: the run still
+      // succeeds and reports it. Cut short by the caller's abort, it is followed instead.
       const failed = await release();
       if (failed) return { ...outcome, leaseReleaseError: failed.error };
     }
     return outcome;
   } catch (error) {
-    // Results of finished handlers still being sent after run() gave up waiting: their failure
-    // reaches nobody else, and the lease is freed only after them.
+    // Results of finished handlers still being sent after run() gave up waiting (the caller
+    // aborted; otherwise the lease is gone, which the run's error says): their failure reaches
+    // nobody else.
     const trailing = conversation?.trailingWrite;
     const trailingOpen = trailing && !trailing.settled ? trailing.done : null;
-    // (Left open otherwise only when the lease was lost or given up: the run's error says so.)
     if (outer.aborted) {
       trailingOpen?.catch((failure: unknown) =>
         onBackgroundError(failure, { operation: 'append', sessionId, after: 'abandoned-run' }),
       );
     }
-    // A lease lost or given up (an unanswered append) is not released: it lapses in the store.
-    // (The caller's abort reason may be any error, a LeaseLostError of another run's included.)
-    const ourLeaseLost = isGone(machine.state) || isOurLeaseLost(error, sessionId, holder);
-    // Neither is one held under an append that may still land: a release would fence it.
-    if (machine.state.phase !== 'released' && !ourLeaseLost && !outcomeUnconfirmed()) {
-      // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
-      const abandoned = appending as Promise<unknown> | null;
-      if (abandoned || trailingOpen) {
-        // The caller gave up while an append was unanswered, or results were still to be sent.
-        // They may still land: released now, the lease would fence them and drop results whose
-        // effects happened. So the release follows them, unawaited (nobody is waiting for this
-        // run any more), once the store has answered every append sent (the commit may have
-        // stopped waiting for one first), and only if none may still land; otherwise the lease
-        // lapses after its TTL.
-        const releaseLater = () =>
-          appendsSettled().then(() => {
-            // Freed by the final append meanwhile, or refused as lost: nothing to release.
-            const { phase } = machine.state;
-            if ((phase === 'held' || phase === 'expired') && !outcomeUnconfirmed()) {
-              releases.inBackground(lease, 'abandoned-append');
-            }
-          });
-        Promise.allSettled([abandoned, trailingOpen]).then(releaseLater);
-      } else {
-        // The run's own error is what the caller needs; a failed release only delays the next
-        // run until the lease expires, and is attached to that error for diagnosis. The caller's
-        // own abort reason is not ours to change (several runs may share it), and some values
-        // cannot carry it: then it goes to onBackgroundError, never nowhere.
-        const failed = await release();
-        // Only on an error of ours about this session, not carrying one already: any other (a
-        // model client's memoised rejection, the caller's abort reason) may be shared by runs.
-        const carried =
-          failed !== null &&
-          isAgentStoreError(error) &&
-          (error as { sessionId?: unknown }).sessionId === sessionId &&
-          !Object.hasOwn(error, 'leaseReleaseError') &&
-          !Object.is(error, outer.reason) &&
-          !Object.is(failed.error, error) &&
-          attachReleaseError(error, failed.error);
-        if (failed && !carried) releases.report(failed.error, 'failed-run');
+    // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
+    const abandoned = appending as Promise<unknown> | null;
+    const end = decideRunEnd({
+      outcome: 'failed',
+      lease: machine.state.phase,
+      errorSaysLeaseLost: isOurLeaseLost(error, sessionId, holder),
+      outcomeUnconfirmed: outcomeUnconfirmed(),
+      writesInFlight: abandoned !== null || trailingOpen !== null,
+    });
+    if (end.release === 'after-writes') {
+      // Unawaited: nobody is waiting for this run any more. Once the store has answered every
+      // append sent (a commit may have stopped waiting for one first).
+      const releaseLater = () =>
+        appendsSettled().then(() => {
+          if (releaseAfterWrites({ lease: machine.state.phase, outcomeUnconfirmed: outcomeUnconfirmed() })) {
+            releases.inBackground(lease, 'abandoned-append');
+          }
+        });
+      Promise.allSettled([abandoned, trailingOpen]).then(releaseLater);
+    } else if (end.release === 'now') {
+      const failed = await release();
+      if (failed) {
+        const goesTo = releaseFailureGoesTo({
+          error,
+          sessionId,
+          callerReason: outer.reason,
+          releaseError: failed.error,
+        });
+        if (goesTo === 'background' || !attachReleaseError(error, failed.error)) {
+          releases.report(failed.error, 'failed-run');
+        }
       }
     }
     throw error;
