@@ -1,0 +1,336 @@
+import type { AgentDefinition } from '../agent.ts';
+import { isAgentStoreError, LeaseLostError } from '../errors.ts';
+import type { Usage } from '../llm.ts';
+import type { JsonValue } from '../records.ts';
+import type { AgentStore, LeaseToken, SessionInit } from '../store/contract.ts';
+import type { AnyTool } from '../tool.ts';
+import { type BackgroundErrorHandler, warnBackgroundError } from './background-errors.ts';
+import type { Conversation } from './conversation.ts';
+import { durableLedger } from './durable-ledger.ts';
+import { acquireWithin, mayHaveBeenGranted } from './lease-acquire.ts';
+import { keepLeaseAlive } from './lease-keeper.ts';
+import { attachReleaseError, leaseReleases } from './lease-release.ts';
+import { leaseMachine } from './lease-state.ts';
+import { type MessageLedger, maxResultBytes } from './message-ledger.ts';
+import { modelView } from './model-view.ts';
+import { decideRunEnd, releaseAfterWrites, releaseFailureGoesTo } from './run-end.ts';
+import type { RunOptions, RunResult } from './run-types.ts';
+import { stepLoop } from './step-loop.ts';
+import { storeWaits } from './store-waits.ts';
+import type { CallScope } from './tool-results.ts';
+
+const DEFAULT_LEASE_TTL_MS = 30_000;
+
+/** What run() hands the durable part of a run, all checked. */
+export interface DurableRunInput {
+  agent: AgentDefinition;
+  options: RunOptions;
+  store: AgentStore;
+  sessionId: string;
+  tools: Record<string, AnyTool>;
+  ownerId: string | null;
+  tenantId: string | null;
+  /** The caller's signal (or one that never aborts). */
+  outer: AbortSignal;
+  newId: () => string;
+  usage: Usage;
+}
+
+/**
+ * A durable run: acquire the lease, load, resolve what the session left open, the step loop, and
+ * the end of the run (release now, later or not at all: `decideRunEnd`).
+ */
+export async function durableRun(input: DurableRunInput): Promise<RunResult> {
+  const { agent, options, store, sessionId, tools, ownerId, tenantId, outer, newId, usage } = input;
+  // Both were checked (bounds included) by checkRunOptions before anything else.
+  const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const waitMs = options.leaseWaitMs ?? 0;
+  const init: SessionInit = {
+    agentName: agent.name,
+    ownerId,
+    tenantId,
+    state: { usage: { inputTokens: 0, outputTokens: 0 } },
+  };
+  const holder = newId();
+  const handler = options.onBackgroundError ?? warnBackgroundError;
+  // Called from a promise job of its own: a handler that throws never replaces run()'s outcome.
+  const onBackgroundError: BackgroundErrorHandler = (error, context) => {
+    Promise.resolve().then(() => handler(error, context));
+  };
+  const releases = leaseReleases({ store, sessionId, onBackgroundError });
+  const { epoch, session, sentAt } = await acquireWithin({
+    store,
+    sessionId,
+    holder,
+    ttlMs,
+    init,
+    waitMs,
+    signal: outer,
+    // Should the store grant an abandoned acquire after all, free that lease rather than leave
+    // the session blocked for a whole TTL.
+    onAbandoned: (attempt) =>
+      attempt.then(
+        (late) => releases.inBackground({ holder, epoch: late.epoch }, 'abandoned-acquire'),
+        (failure: unknown) => {
+          // A typed refusal is definite (nothing was granted); anything else may have been.
+          if (mayHaveBeenGranted(failure)) {
+            onBackgroundError(failure, { operation: 'acquireLease', sessionId, after: 'abandoned-acquire' });
+          }
+        },
+      ),
+  });
+  const lease: LeaseToken = { holder, epoch };
+  // Aborted on the lease machine's move into lost or expired: it ends every wait on the store.
+  const leaseLost = new AbortController();
+  const signal = AbortSignal.any([outer, leaseLost.signal]);
+  const machine = leaseMachine((error) => leaseLost.abort(error));
+  const keeper = keepLeaseAlive({ store, sessionId, lease, ttlMs, sentAt, machine });
+  let finished = false;
+  checkDeadlineOnRead(signal, () => {
+    if (!finished) keeper.assertHeld();
+  });
+  /**
+   * Every wait on the store ends when the lease is lost or given up, or once the caller has
+   * aborted (after one more event-loop turn: an answer already received is still taken). The
+   * call itself goes on; what it did is settled by the next run's re-read.
+   */
+  const waits = storeWaits(outer, leaseLost.signal);
+  const storeAnswer = waits.answer;
+  // A load or release left unanswered for the lease's safe window: the holder gives the lease up.
+  const unanswered = (what: string) => () =>
+    new LeaseLostError(
+      { sessionId, holder, epoch },
+      { cause: new Error(`${what} did not answer within the lease's safe window; the lease was given up`) },
+    );
+  /** Releases the lease, waiting as long as the caller and the lease's safe window allow. */
+  const release = async () => {
+    machine.dispatch({ type: 'release-sent', via: 'release-call' });
+    const failed = await releases.release(lease, (answer) =>
+      storeAnswer(keeper.watch(answer, unanswered('releaseLease'))),
+    );
+    machine.dispatch({ type: failed ? 'release-failed' : 'release-landed' });
+    return failed;
+  };
+  /** The append in flight, while it has not settled (appends are strictly sequential). */
+  let appending: Promise<unknown> | null = null;
+  /** Settles once every append the ledger sent has answered (a commit may give up on one first). */
+  let appendsSettled = (): Promise<void> => Promise.resolve();
+  /** Whether an append may still land though its commit failed (see DurableLedger). */
+  let outcomeUnconfirmed = () => false;
+  /** The run's conversation, once loaded: its trailing write decides how the run ends. */
+  let conversation: Conversation | null = null;
+  try {
+    const loaded = await storeAnswer(keeper.watch(store.load(sessionId), unanswered('load')));
+    const messages = loaded?.messages ?? [];
+    const priorUsage = (session.state as { usage?: Usage } | null)?.usage;
+    const totalUsage = (): JsonValue => ({
+      usage: {
+        inputTokens: (priorUsage?.inputTokens ?? 0) + usage.inputTokens,
+        outputTokens: (priorUsage?.outputTokens ?? 0) + usage.outputTokens,
+      },
+    });
+    const base = durableLedger({
+      store,
+      sessionId,
+      lease,
+      headSeq: loaded?.session.headSeq ?? 0,
+      init,
+      state: totalUsage,
+      assertHeld: keeper.assertHeld,
+      leaseLost: leaseLost.signal,
+      watch: keeper.watch,
+    });
+    appendsSettled = base.appendsSettled;
+    outcomeUnconfirmed = () => base.outcomeUnconfirmed;
+    const ledger: MessageLedger = {
+      get headSeq() {
+        return base.headSeq;
+      },
+      limits: base.limits,
+      async commit(batch, commitOptions) {
+        // A cancelled run still sends what finished (its effects happened); a lost lease cannot.
+        // Checked here too, so a commit after the deadline never starts (the ledger checks again
+        // before every attempt; storeAnswer bounds an attempt that never answers).
+        keeper.assertHeld();
+        // The run's last append frees the lease itself: a renewal racing it is refused.
+        if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-sent', via: 'final-append' });
+        const sent = base.commit(batch, commitOptions);
+        appending = sent;
+        const settled = () => {
+          if (appending === sent) appending = null;
+        };
+        sent.then(
+          () => {
+            settled();
+            if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-landed' });
+          },
+          (error: unknown) => {
+            settled();
+            // Refused as a lost lease: the whole run learns it now (sibling calls of the step
+            // included), not at the next renewal.
+            if (isOurLeaseLost(error, sessionId, holder)) keeper.lost(error as LeaseLostError);
+            if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-failed' });
+          },
+        );
+        // Not cut short by the caller's abort: results of finished handlers are still sent, and
+        // run() stops waiting through `callerBound` instead. A lost lease ends it at once.
+        return waits.whileHeld(sent);
+      },
+    };
+    const scope: CallScope = {
+      sessionId,
+      ownerId,
+      tenantId,
+      signal,
+      tools: guardTools(tools, keeper.assertHeld),
+      newId,
+      maxResultBytes: maxResultBytes(store.limits),
+    };
+    conversation = {
+      ledger,
+      messages,
+      view: modelView(messages),
+      scope,
+      usage,
+      callerBound: storeAnswer,
+      trailingWrite: null,
+    };
+    const outcome = await stepLoop(agent, options, conversation, signal);
+    const end = decideRunEnd({
+      outcome: 'succeeded',
+      lease: machine.state.phase,
+      errorSaysLeaseLost: false,
+      outcomeUnconfirmed: false,
+      writesInFlight: false,
+    });
+    if (end.release === 'now') {
+      // A failed release only delays the next run until the lease expires: the run still
+      // succeeds and reports it. Cut short by the caller's abort, it is followed instead.
+      const failed = await release();
+      if (failed) return { ...outcome, leaseReleaseError: failed.error };
+    }
+    return outcome;
+  } catch (error) {
+    // Results of finished handlers still being sent after run() gave up waiting (the caller
+    // aborted; otherwise the lease is gone, which the run's error says): their failure reaches
+    // nobody else.
+    const trailing = conversation?.trailingWrite;
+    const trailingOpen = trailing && !trailing.settled ? trailing.done : null;
+    if (outer.aborted) {
+      trailingOpen?.catch((failure: unknown) =>
+        onBackgroundError(failure, { operation: 'append', sessionId, after: 'abandoned-run' }),
+      );
+    }
+    // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
+    const abandoned = appending as Promise<unknown> | null;
+    const end = decideRunEnd({
+      outcome: 'failed',
+      lease: machine.state.phase,
+      errorSaysLeaseLost: isOurLeaseLost(error, sessionId, holder),
+      outcomeUnconfirmed: outcomeUnconfirmed(),
+      writesInFlight: abandoned !== null || trailingOpen !== null,
+    });
+    if (end.release === 'after-writes') {
+      // Unawaited: nobody is waiting for this run any more. Once the store has answered every
+      // append sent (a commit may have stopped waiting for one first).
+      const releaseLater = () =>
+        appendsSettled().then(() => {
+          if (releaseAfterWrites({ lease: machine.state.phase, outcomeUnconfirmed: outcomeUnconfirmed() })) {
+            releases.inBackground(lease, 'abandoned-append');
+          }
+        });
+      Promise.allSettled([abandoned, trailingOpen]).then(releaseLater);
+    } else if (end.release === 'now') {
+      const failed = await release();
+      if (failed) {
+        const goesTo = releaseFailureGoesTo({
+          error,
+          sessionId,
+          callerReason: outer.reason,
+          releaseError: failed.error,
+        });
+        if (goesTo === 'background' || !attachReleaseError(error, failed.error)) {
+          releases.report(failed.error, 'failed-run');
+        }
+      }
+    }
+    throw error;
+  } finally {
+    finished = true;
+    // Renewals stop with the run: results still being sent go out within the lease's remaining
+    // window (every append checks the local deadline first).
+    keeper.stop();
+    waits.stop();
+  }
+}
+
+/**
+ * Whether `error` says this run's own lease is lost: a LeaseLostError about this session and
+ * holder (or one that names no holder). Another run's, handed over by user code or as the
+ * caller's abort reason, is not: this run still releases its own lease.
+ */
+function isOurLeaseLost(error: unknown, sessionId: string, holder: string): boolean {
+  if (!isAgentStoreError(error, 'LEASE_LOST')) return false;
+  const lost = error as { sessionId?: unknown; holder?: unknown };
+  return lost.sessionId === sessionId && (lost.holder === holder || lost.holder === null);
+}
+
+/** Wraps handlers and `reconcile` so that none starts once the lease's local deadline has passed. */
+function guardTools(tools: Record<string, AnyTool>, assertHeld: () => void): Record<string, AnyTool> {
+  const guarded: Record<string, AnyTool> = {};
+  for (const [name, t] of Object.entries(tools)) {
+    const { handler, reconcile } = t;
+    guarded[name] = {
+      ...t,
+      handler: (input, ctx) => {
+        assertHeld();
+        return handler(input, ctx);
+      },
+      ...(reconcile
+        ? {
+            reconcile: (input, ctx) => {
+              assertHeld();
+              return reconcile(input, ctx);
+            },
+          }
+        : {}),
+    };
+  }
+  return guarded;
+}
+
+const abortedGetter = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
+
+/**
+ * A handler resumed after a pause (SIGSTOP, a long GC, a blocked event loop) can read
+ * `ctx.signal` before the keeper's abort timer had a chance to run: an I/O answer or an earlier
+ * timer is processed first. Reading `aborted` / calling `throwIfAborted()` therefore checks the
+ * local deadline synchronously, so the check right before an effect is never stale. The object
+ * stays a real AbortSignal (fetch and friends still accept it).
+ */
+function checkDeadlineOnRead(signal: AbortSignal, check: () => void): void {
+  if (!abortedGetter) return;
+  const poll = () => {
+    try {
+      check();
+    } catch {
+      // the check aborted the signal (or it already was): the read below reports it
+    }
+  };
+  Object.defineProperties(signal, {
+    aborted: {
+      configurable: true,
+      get() {
+        poll();
+        return abortedGetter.call(signal);
+      },
+    },
+    throwIfAborted: {
+      configurable: true,
+      value() {
+        poll();
+        AbortSignal.prototype.throwIfAborted.call(signal);
+      },
+    },
+  });
+}
