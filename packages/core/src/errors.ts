@@ -156,7 +156,7 @@ export class CorruptRecordError extends AgentStoreError {
 }
 
 /**
- * A tool call was interrupted by a crash, the tool is neither `safeToRetry` nor has `reconcile`,
+ * A tool call was orphaned by a crash (it has no result), the tool is neither `safeToRetry` nor has `reconcile`,
  * so nobody knows whether its effect happened. Persisted as the call's result for the model.
  */
 export class ToolDurabilityError extends AgentStoreError {
@@ -166,7 +166,7 @@ export class ToolDurabilityError extends AgentStoreError {
   readonly toolName: string;
   constructor(facts: { sessionId: string; toolCallId: string; toolName: string }) {
     super(
-      `Tool ${JSON.stringify(facts.toolName)} (call ${facts.toolCallId}) was interrupted by a crash and ` +
+      `Tool ${JSON.stringify(facts.toolName)} (call ${facts.toolCallId}) was orphaned by a crash and ` +
         'is not safe to retry; it may or may not have taken effect',
     );
     this.sessionId = facts.sessionId;

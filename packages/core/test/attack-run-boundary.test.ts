@@ -111,7 +111,7 @@ describe('attack: tight limits through run()', () => {
       asked.pendingApprovals.map((p) => [p.toolCallId, { approve: false, reason: 'no' }]),
     );
     // Today: PAYLOAD_TOO_LARGE "2 messages in one append, over this store's limit of 1" on every
-    // attempt; the calls can never be rejected (run.ts settleOpenCalls → planAppends keeps the
+    // attempt; the calls can never be rejected (conversation.ts resolveOpenCalls → planAppends keeps the
     // decision+result unit together, and nothing refused the store's limit up front).
     const done = await run(agent, { store, sessionId: 's', llm, approvals });
     expect(done.status, 'rejecting on a maxMessagesPerAppend-1 store').toBe('complete');

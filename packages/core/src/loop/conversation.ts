@@ -7,7 +7,7 @@ import { commitAll, fitsOneAppend, type MessageLedger, planAppends } from './mes
 import type { ModelStep } from './model-step.ts';
 import type { ModelView } from './model-view.ts';
 import { resultCommitter } from './result-committer.ts';
-import { type CallScope, type PreparedCall, runPreparedCall, settleToolCall } from './tool-results.ts';
+import { answerToolCall, type CallScope, type PreparedCall, runPreparedCall } from './tool-results.ts';
 
 export interface Conversation {
   ledger: MessageLedger;
@@ -43,7 +43,7 @@ export interface TrailingWrite {
  * or rejects with the first failed append. Every path out of the loop calls it. (An object: an
  * async function would adopt a bare promise.)
  */
-export interface PendingWrite {
+export interface ResultsInFlight {
   land(): Promise<void>;
 }
 
@@ -63,17 +63,17 @@ export const newMessage = (id: string, fields: Omit<NewMessage, 'id' | 'createdA
  * and ordered requests-first, it would change the stored order of the common, unsplit write.
  */
 export function firstWrite(
-  pending: NewMessage[],
+  userMessages: NewMessage[],
   step: ModelStep,
   requests: NewMessage[],
   limits: StoreLimits,
 ): NewMessage[][] {
   const { assistant, inputErrors } = step;
-  const all = [...pending, assistant, ...requests, ...inputErrors];
+  const all = [...userMessages, assistant, ...requests, ...inputErrors];
   if (fitsOneAppend(all, limits)) return [all];
   return [
     ...planAppends(
-      [...pending, ...requests].map((m) => [m]),
+      [...userMessages, ...requests].map((m) => [m]),
       limits,
     ),
     [assistant, ...inputErrors],
@@ -136,19 +136,19 @@ export async function commitNow(
  * flight, so the next model request can be sent while it lands. `prepared` (fresh calls only)
  * holds each call readied while write #1 was in flight, in the order of `calls`.
  */
-export async function settleAndCommit(
+export async function runCallsAndCommit(
   conversation: Conversation,
   calls: ToolCall[],
   resumed: boolean,
   prepared?: Promise<PreparedCall>[],
-): Promise<PendingWrite> {
+): Promise<ResultsInFlight> {
   const commitSoon = resultCommitter(conversation.ledger);
   // In commitSoon order, which is the order the results are stored in.
   const commits: Promise<MessageRecord[]>[] = [];
   let unsettled = calls.length;
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
+  let sendLastResult!: () => void;
+  const lastResultMayGo = new Promise<void>((resolve) => {
+    sendLastResult = resolve;
   });
   const handlers = await Promise.allSettled(
     calls.map(async (call, i) => {
@@ -157,14 +157,14 @@ export async function settleAndCommit(
         const ready = prepared?.[i];
         result = ready
           ? await runPreparedCall(conversation.scope, call, await ready)
-          : await settleToolCall(conversation.scope, call, resumed);
+          : await answerToolCall(conversation.scope, call, resumed);
       } finally {
         unsettled -= 1;
       }
       conversation.view.add([result]);
       // Every result commits as soon as it settles, except the step's last, which waits for the
       // next model request to be sent (microseconds): then it is never alone on the critical path.
-      const commit = unsettled === 0 ? released.then(() => commitSoon(result)) : commitSoon(result);
+      const commit = unsettled === 0 ? lastResultMayGo.then(() => commitSoon(result)) : commitSoon(result);
       // Observed below once every handler settled; a commit may fail before that (an earlier
       // append of the step failed), which must not count as an unhandled rejection meanwhile.
       commit.catch(() => undefined);
@@ -191,7 +191,7 @@ export async function settleAndCommit(
   conversation.trailingWrite = trailing;
   const handlerFailed = handlers.find((outcome) => outcome.status === 'rejected');
   if (handlerFailed) {
-    release();
+    sendLastResult();
     // Nothing returns before what settled is committed (or the caller stops waiting).
     return throwOnceLanded(
       conversation.callerBound(written),
@@ -201,36 +201,36 @@ export async function settleAndCommit(
   }
   return {
     land() {
-      release();
+      sendLastResult();
       return conversation.callerBound(written);
     },
   };
 }
 
 /**
- * Settles what the stored session left open: human decisions first, then crash-interrupted
- * calls. Returns the last write #2 still in flight, if any.
+ * Settles what the stored session left open: human decisions first, then orphaned
+ * calls (a crash cut them short). Returns the last write #2 still in flight, if any.
  */
-export async function settleOpenCalls(
+export async function resolveOpenCalls(
   conversation: Conversation,
   decisions: Record<string, ApprovalDecision>,
-): Promise<PendingWrite | null> {
+): Promise<ResultsInFlight | null> {
   const { scope, messages } = conversation;
   const folded = foldSession(messages);
   const fresh = scope.sessionId !== null ? checkDecisions(scope.sessionId, folded, decisions) : {};
-  let pending: PendingWrite | null = null;
+  let inFlight: ResultsInFlight | null = null;
   if (folded.awaitingApproval.length) {
     // A rejection and its result are one unit: split apart, a crash could leave a rejected call
-    // looking merely interrupted, and a safeToRetry tool would then run.
+    // looking merely orphaned, and a safeToRetry tool would then run.
     const units = decisionMessages(scope, folded.awaitingApproval, fresh);
     await commitNow(conversation, planAppends(units, conversation.ledger.limits));
     const approved = folded.awaitingApproval.filter((call) => fresh[call.id]?.approve === true);
-    if (approved.length) pending = await settleAndCommit(conversation, approved, false);
+    if (approved.length) inFlight = await runCallsAndCommit(conversation, approved, false);
   }
   if (folded.interruptedCalls.length) {
     // Appends are strictly sequential: the approved results land before the next batch commits.
-    if (pending) await pending.land();
-    pending = await settleAndCommit(conversation, folded.interruptedCalls, true);
+    if (inFlight) await inFlight.land();
+    inFlight = await runCallsAndCommit(conversation, folded.interruptedCalls, true);
   }
-  return pending;
+  return inFlight;
 }

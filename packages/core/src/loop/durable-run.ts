@@ -103,7 +103,7 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
       { cause: new Error(`${what} did not answer within the lease's safe window; the lease was given up`) },
     );
   /** Releases the lease, waiting as long as the caller and the lease's safe window allow. */
-  const release = async () => {
+  const releaseLease = async () => {
     machine.dispatch({ type: 'release-sent', via: 'release-call' });
     const failed = await releases.release(lease, (answer) =>
       storeAnswer(keeper.watch(answer, unanswered('releaseLease'))),
@@ -206,7 +206,7 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
     if (end.release === 'now') {
       // A failed release only delays the next run until the lease expires: the run still
       // succeeds and reports it. Cut short by the caller's abort, it is followed instead.
-      const failed = await release();
+      const failed = await releaseLease();
       if (failed) return { ...outcome, leaseReleaseError: failed.error };
     }
     return outcome;
@@ -241,7 +241,7 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
         });
       Promise.allSettled([abandoned, trailingOpen]).then(releaseLater);
     } else if (end.release === 'now') {
-      const failed = await release();
+      const failed = await releaseLease();
       if (failed) {
         const goesTo = releaseFailureGoesTo({
           error,

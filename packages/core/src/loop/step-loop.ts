@@ -9,9 +9,9 @@ import {
   commitNow,
   firstWrite,
   newMessage,
-  type PendingWrite,
-  settleAndCommit,
-  settleOpenCalls,
+  type ResultsInFlight,
+  resolveOpenCalls,
+  runCallsAndCommit,
   throwOnceLanded,
   tokenCount,
 } from './conversation.ts';
@@ -50,10 +50,10 @@ export async function stepLoop(
 
   // At most one write #2 is in flight; it must land before the next append starts and before
   // the run returns or throws.
-  let pending: PendingWrite | null = null;
-  const landed = async () => {
-    const write = pending;
-    pending = null;
+  let inFlight: ResultsInFlight | null = null;
+  const landResults = async () => {
+    const write = inFlight;
+    inFlight = null;
     if (write) await write.land();
   };
 
@@ -67,12 +67,12 @@ export async function stepLoop(
 
   /**
    * One model call, overlapping write #2 of the previous step when one is in flight: a failed
-   * write aborts the request, and the call returns only once the write has landed.
+   * write aborts the request, and the call returns only once the write has landResults.
    */
   const callModel = async (extra: NewMessage[]) => {
     const request = { system: agent.instructions, messages: view.request(extra), tools };
-    const write = pending;
-    pending = null;
+    const write = inFlight;
+    inFlight = null;
     if (!write) return options.llm.generate({ ...request, signal: requestAbort.signal });
     // The request goes out first; then the step's last result starts committing.
     let sent: Promise<LlmResponse>;
@@ -106,16 +106,16 @@ export async function stepLoop(
   };
 
   try {
-    pending = await settleOpenCalls(conversation, options.approvals ?? {});
+    inFlight = await resolveOpenCalls(conversation, options.approvals ?? {});
 
-    let pendingUser: NewMessage | null = null;
+    let userMessage: NewMessage | null = null;
     const alreadyStored = options.messageId !== undefined && messages.some((m) => m.id === options.messageId);
     if (options.message !== undefined && !alreadyStored) {
-      pendingUser = newMessage(options.messageId ?? scope.newId(), {
+      userMessage = newMessage(options.messageId ?? scope.newId(), {
         role: 'user',
         content: options.message,
       });
-    } else if (pending === null) {
+    } else if (inFlight === null) {
       // (With results just settled, the session cannot be complete: straight to the model.)
       const folded = foldSession(messages);
       if (folded.status === 'complete') return result('complete', folded.response ?? '');
@@ -127,7 +127,7 @@ export async function stepLoop(
     const ids = toolCallIds(messages);
     for (let iteration = 0; iteration < agent.maxIterations; iteration++) {
       signal.throwIfAborted();
-      const first = pendingUser ? [pendingUser] : [];
+      const first = userMessage ? [userMessage] : [];
       const response = await callModel(first);
       // Counted before the reply is checked: a reply that cannot be stored was still paid for.
       const paid = (response as Partial<LlmResponse> | null)?.usage;
@@ -148,8 +148,8 @@ export async function stepLoop(
         throw error;
       }
       const { assistant, calls } = step;
-      pendingUser = null;
-      // callModel has landed write #2 of the previous step: nothing is in flight from here on.
+      userMessage = null;
+      // callModel has landResults write #2 of the previous step: nothing is in flight from here on.
       if (!assistant.toolCalls) {
         const appends = planAppends(
           [...first, assistant].map((m) => [m]),
@@ -173,21 +173,21 @@ export async function stepLoop(
       // (or once it is done, for a store that answers at once): started before it, their copy,
       // schema and key hash ran ahead of the append's send (pg's pool sends only once the
       // microtasks are done; measured here, 30–45 µs later). No handler runs before write #1
-      // lands. Observed by settleAndCommit, or moot if write #1 fails.
+      // lands. Observed by runCallsAndCommit, or moot if write #1 fails.
       const prepared = runNow.map((call) => onNextTurn(() => prepareFreshCall(scope, call), writing));
       for (const ready of prepared) ready.catch(() => undefined);
       await writing;
-      if (runNow.length) pending = await settleAndCommit(conversation, runNow, false, prepared); // write #2, in flight
+      if (runNow.length) inFlight = await runCallsAndCommit(conversation, runNow, false, prepared); // write #2, in flight
       if (waiting.length) {
-        await landed();
+        await landResults();
         return result('awaiting-approval', assistant.content, waiting);
       }
     }
-    await landed();
+    await landResults();
     return result('max-iterations', '');
   } catch (error) {
-    const write = pending;
-    pending = null;
+    const write = inFlight;
+    inFlight = null;
     if (!write) throw error;
     return throwOnceLanded(write.land(), error, signal);
   } finally {
