@@ -6,6 +6,7 @@ import type { AgentStore, LeaseToken, SessionInit } from '../store/contract.ts';
 import type { AnyTool } from '../tool.ts';
 import { type BackgroundErrorHandler, warnBackgroundError } from './background-errors.ts';
 import type { Conversation } from './conversation.ts';
+import { checkDeadlineOnRead } from './deadline-signal.ts';
 import { durableLedger } from './durable-ledger.ts';
 import { acquireWithin, mayHaveBeenGranted } from './lease-acquire.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
@@ -85,10 +86,8 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
   const signal = AbortSignal.any([outer, leaseLost.signal]);
   const machine = leaseMachine((error) => leaseLost.abort(error));
   const keeper = keepLeaseAlive({ store, sessionId, lease, ttlMs, sentAt, machine });
-  let finished = false;
-  checkDeadlineOnRead(signal, () => {
-    if (!finished) keeper.assertHeld();
-  });
+  // Until the run ends, ctx.signal's reads check the lease's local deadline.
+  const stopDeadlineChecks = checkDeadlineOnRead(signal, keeper.assertHeld);
   /**
    * Every wait on the store ends when the lease is lost or given up, or once the caller has
    * aborted (after one more event-loop turn: an answer already received is still taken). The
@@ -256,7 +255,7 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
     }
     throw error;
   } finally {
-    finished = true;
+    stopDeadlineChecks();
     // Renewals stop with the run: results still being sent go out within the lease's remaining
     // window (every append checks the local deadline first).
     keeper.stop();
@@ -297,40 +296,4 @@ function guardTools(tools: Record<string, AnyTool>, assertHeld: () => void): Rec
     };
   }
   return guarded;
-}
-
-const abortedGetter = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
-
-/**
- * A handler resumed after a pause (SIGSTOP, a long GC, a blocked event loop) can read
- * `ctx.signal` before the keeper's abort timer had a chance to run: an I/O answer or an earlier
- * timer is processed first. Reading `aborted` / calling `throwIfAborted()` therefore checks the
- * local deadline synchronously, so the check right before an effect is never stale. The object
- * stays a real AbortSignal (fetch and friends still accept it).
- */
-function checkDeadlineOnRead(signal: AbortSignal, check: () => void): void {
-  if (!abortedGetter) return;
-  const poll = () => {
-    try {
-      check();
-    } catch {
-      // the check aborted the signal (or it already was): the read below reports it
-    }
-  };
-  Object.defineProperties(signal, {
-    aborted: {
-      configurable: true,
-      get() {
-        poll();
-        return abortedGetter.call(signal);
-      },
-    },
-    throwIfAborted: {
-      configurable: true,
-      value() {
-        poll();
-        AbortSignal.prototype.throwIfAborted.call(signal);
-      },
-    },
-  });
 }
