@@ -1,8 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { SchemaValidationError } from './errors.ts';
 
-export { SchemaValidationError };
-
 /** What a handler learns about the call it serves. */
 export interface ToolContext {
   sessionId: string | null;
