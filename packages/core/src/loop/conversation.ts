@@ -145,7 +145,9 @@ export async function runCallsAndCommit(
   const commitSoon = resultCommitter(conversation.ledger);
   // In commitSoon order, which is the order the results are stored in.
   const commits: Promise<MessageRecord[]>[] = [];
+  // Handlers still running: the last one to settle holds its result for the next model request.
   let unsettled = calls.length;
+  // Lets the step's last result go (called once the next model request is sent, or on the way out).
   let sendLastResult!: () => void;
   const lastResultMayGo = new Promise<void>((resolve) => {
     sendLastResult = resolve;

@@ -7,12 +7,13 @@ import type { AnyTool } from '../tool.ts';
 import { type BackgroundErrorHandler, warnBackgroundError } from './background-errors.ts';
 import type { Conversation } from './conversation.ts';
 import { checkDeadlineOnRead } from './deadline-signal.ts';
+import { type DurableCommits, durableCommits } from './durable-commit.ts';
 import { durableLedger } from './durable-ledger.ts';
 import { acquireWithin, mayHaveBeenGranted } from './lease-acquire.ts';
 import { keepLeaseAlive } from './lease-keeper.ts';
 import { attachReleaseError, leaseReleases } from './lease-release.ts';
 import { leaseMachine } from './lease-state.ts';
-import { type MessageLedger, maxResultBytes } from './message-ledger.ts';
+import { maxResultBytes } from './message-ledger.ts';
 import { modelView } from './model-view.ts';
 import { decideRunEnd, releaseAfterWrites, releaseFailureGoesTo } from './run-end.ts';
 import type { RunOptions, RunResult } from './run-types.ts';
@@ -110,14 +111,8 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
     machine.dispatch({ type: failed ? 'release-failed' : 'release-landed' });
     return failed;
   };
-  /** The append in flight, while it has not settled (appends are strictly sequential). */
-  let appending: Promise<unknown> | null = null;
-  /** Settles once every append the ledger sent has answered (a commit may give up on one first). */
-  let appendsSettled = (): Promise<void> => Promise.resolve();
-  /** Whether an append may still land though its commit failed (see DurableLedger). */
-  let outcomeUnconfirmed = () => false;
-  /** The run's conversation, once loaded: its trailing write decides how the run ends. */
-  let conversation: Conversation | null = null;
+  /** Set once the session is loaded: what the end of the run reads (writes in flight, outcomes). */
+  let opened: { commits: DurableCommits; conversation: Conversation } | null = null;
   try {
     const loaded = await storeAnswer(keeper.watch(store.load(sessionId), unanswered('load')));
     const messages = loaded?.messages ?? [];
@@ -139,43 +134,13 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
       leaseLost: leaseLost.signal,
       watch: keeper.watch,
     });
-    appendsSettled = base.appendsSettled;
-    outcomeUnconfirmed = () => base.outcomeUnconfirmed;
-    const ledger: MessageLedger = {
-      get headSeq() {
-        return base.headSeq;
-      },
-      limits: base.limits,
-      async commit(batch, commitOptions) {
-        // A cancelled run still sends what finished (its effects happened); a lost lease cannot.
-        // Checked here too, so a commit after the deadline never starts (the ledger checks again
-        // before every attempt; storeAnswer bounds an attempt that never answers).
-        keeper.assertHeld();
-        // The run's last append frees the lease itself: a renewal racing it is refused.
-        if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-sent', via: 'final-append' });
-        const sent = base.commit(batch, commitOptions);
-        appending = sent;
-        const settled = () => {
-          if (appending === sent) appending = null;
-        };
-        sent.then(
-          () => {
-            settled();
-            if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-landed' });
-          },
-          (error: unknown) => {
-            settled();
-            // Refused as a lost lease: the whole run learns it now (sibling calls of the step
-            // included), not at the next renewal.
-            if (isOurLeaseLost(error, sessionId, holder)) keeper.lost(error as LeaseLostError);
-            if (commitOptions?.releaseLease) machine.dispatch({ type: 'release-failed' });
-          },
-        );
-        // Not cut short by the caller's abort: results of finished handlers are still sent, and
-        // run() stops waiting through `callerBound` instead. A lost lease ends it at once.
-        return waits.whileHeld(sent);
-      },
-    };
+    const commits = durableCommits({
+      base,
+      keeper,
+      machine,
+      waits,
+      isOurLeaseLost: (error) => isOurLeaseLost(error, sessionId, holder),
+    });
     const scope: CallScope = {
       sessionId,
       ownerId,
@@ -185,8 +150,8 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
       newId,
       maxResultBytes: maxResultBytes(store.limits),
     };
-    conversation = {
-      ledger,
+    const conversation: Conversation = {
+      ledger: commits.ledger,
       messages,
       view: modelView(messages),
       scope,
@@ -194,6 +159,7 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
       callerBound: storeAnswer,
       trailingWrite: null,
     };
+    opened = { commits, conversation };
     const outcome = await stepLoop(agent, options, conversation, signal);
     const end = decideRunEnd({
       outcome: 'succeeded',
@@ -213,15 +179,15 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
     // Results of finished handlers still being sent after run() gave up waiting (the caller
     // aborted; otherwise the lease is gone, which the run's error says): their failure reaches
     // nobody else.
-    const trailing = conversation?.trailingWrite;
+    const trailing = opened?.conversation.trailingWrite;
     const trailingOpen = trailing && !trailing.settled ? trailing.done : null;
     if (outer.aborted) {
       trailingOpen?.catch((failure: unknown) =>
         onBackgroundError(failure, { operation: 'append', sessionId, after: 'abandoned-run' }),
       );
     }
-    // (Assigned by the ledger's commit, which TypeScript's narrowing cannot see.)
-    const abandoned = appending as Promise<unknown> | null;
+    const abandoned = opened?.commits.inFlight() ?? null;
+    const outcomeUnconfirmed = () => opened?.commits.outcomeUnconfirmed ?? false;
     const end = decideRunEnd({
       outcome: 'failed',
       lease: machine.state.phase,
@@ -233,7 +199,7 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
       // Unawaited: nobody is waiting for this run any more. Once the store has answered every
       // append sent (a commit may have stopped waiting for one first).
       const releaseLater = () =>
-        appendsSettled().then(() => {
+        (opened?.commits.appendsSettled() ?? Promise.resolve()).then(() => {
           if (releaseAfterWrites({ lease: machine.state.phase, outcomeUnconfirmed: outcomeUnconfirmed() })) {
             releases.inBackground(lease, 'abandoned-append');
           }

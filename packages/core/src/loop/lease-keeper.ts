@@ -75,6 +75,7 @@ export function keepLeaseAlive(options: {
   const validFor = ttlMs - leaseSafetyMarginMs(ttlMs);
   const renewEvery = Math.max(1, Math.floor(ttlMs / 4));
   const wallNow = options.wallNow ?? (() => Date.now());
+  // The local deadline on each clock, moved only by a renewal that answered in time.
   let deadline = options.sentAt + validFor;
   let wallDeadline = wallNow() - (now() - options.sentAt) + validFor;
   const passed = () => now() >= deadline || wallNow() >= wallDeadline;
@@ -87,6 +88,7 @@ export function keepLeaseAlive(options: {
   let stopped = false;
   // The last renewal's failure, reported as the cause when the deadline passes.
   let lastError: unknown = null;
+  // The two timers, cleared by stop().
   let renewTimer: ReturnType<typeof setTimeout> | undefined;
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
 

@@ -13,6 +13,8 @@ export function resultCommitter(ledger: MessageLedger) {
     resolve: (records: MessageRecord[]) => void;
     reject: (error: unknown) => void;
   }
+  // Results waiting for the next append, whether a drain is running, and the first failed append
+  // (after which every later result fails with it: the run stops).
   let queue: Waiting[] = [];
   let draining = false;
   let failure: { error: unknown } | null = null;

@@ -108,6 +108,7 @@ export async function stepLoop(
   try {
     inFlight = await resolveOpenCalls(conversation, options.approvals ?? {});
 
+    // The user's message, until the first write #1 carries it.
     let userMessage: NewMessage | null = null;
     const alreadyStored = options.messageId !== undefined && messages.some((m) => m.id === options.messageId);
     if (options.message !== undefined && !alreadyStored) {
