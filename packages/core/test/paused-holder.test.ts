@@ -31,7 +31,7 @@ function pauseUntil(iso: string): void {
   }
 }
 
-describe('attack: a holder paused past its lease', () => {
+describe('a holder paused past its lease', () => {
   it('after the pause, ctx.signal checked right before the effect reports the lost lease (one effect per idempotencyKey)', async () => {
     // Only the timers are frozen; performance.now and the store's clock run for real.
     vi.useFakeTimers({

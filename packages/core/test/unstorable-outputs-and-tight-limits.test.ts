@@ -27,7 +27,7 @@ const SLIPPERY: [string, () => unknown][] = [
   ],
 ];
 
-describe('attack: tool outputs that serialise to nothing', () => {
+describe('tool outputs that serialise to nothing', () => {
   for (const [what, make] of SLIPPERY) {
     it(`${what}: the effect is recorded as settled, the run continues, nothing is left open`, async () => {
       let ran = 0;
@@ -68,7 +68,7 @@ describe('attack: tool outputs that serialise to nothing', () => {
   }
 });
 
-describe('attack: tight limits through run()', () => {
+describe('tight limits through run()', () => {
   it('a store declaring maxMessagesPerAppend 1: refused before any model call, or rejections commit', async () => {
     const store = durableMemoryStore({ limits: { maxMessagesPerAppend: 1 } });
     let ran = 0;
