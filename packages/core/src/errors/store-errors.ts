@@ -41,18 +41,35 @@ export class LeaseLostError extends AgentStoreError {
   }
 }
 
-/** Another holder has the session's lease. Retry after `retryAfterMs`. */
+/**
+ * Another holder has the session's lease. Retry after `retryAfterMs`: by then the lease has
+ * lapsed if its holder crashed (a live holder renews it). Thrown by `run()` after it waited
+ * `leaseWaitMs`, it says so (`waitedMs`) and how to wait instead.
+ */
 export class SessionBusyError extends AgentStoreError {
   readonly code = 'SESSION_BUSY' as const;
   readonly sessionId: string;
   readonly retryAfterMs: number;
-  constructor(facts: { sessionId: string; retryAfterMs: number }) {
+  /** Set by `run()`: how long it waited for the lease (`leaseWaitMs`) before giving up; 0 when it did not. */
+  readonly waitedMs?: number;
+  constructor(
+    facts: { sessionId: string; retryAfterMs: number; waitedMs?: number },
+    options?: { cause?: unknown },
+  ) {
+    const retryAfterMs = Math.max(0, Math.ceil(facts.retryAfterMs));
+    const waitedMs = facts.waitedMs === undefined ? undefined : Math.max(0, Math.round(facts.waitedMs));
     super(
       `Session ${JSON.stringify(facts.sessionId)} is being run by another worker; ` +
-        `retry after ${facts.retryAfterMs} ms`,
+        (waitedMs === undefined
+          ? `retry after ${retryAfterMs} ms`
+          : `${waitedMs > 0 ? `run() waited ${waitedMs} ms for its lease; ` : ''}` +
+            `its lease ends in ${retryAfterMs} ms unless renewed. If that worker crashed, ` +
+            `run again with leaseWaitMs: ${retryAfterMs + 1_000} (or more) to wait it out`),
+      options,
     );
     this.sessionId = facts.sessionId;
-    this.retryAfterMs = Math.max(0, Math.ceil(facts.retryAfterMs));
+    this.retryAfterMs = retryAfterMs;
+    if (waitedMs !== undefined) this.waitedMs = waitedMs;
   }
 }
 

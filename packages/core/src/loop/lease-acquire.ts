@@ -1,4 +1,4 @@
-import { isAgentStoreError, LeaseLostError } from '../errors.ts';
+import { isAgentStoreError, LeaseLostError, SessionBusyError } from '../errors.ts';
 import type { AgentStore, SessionInit } from '../store/contract.ts';
 import { leaseSafetyMarginMs } from '../store/lease-rules.ts';
 import { abortableSleep } from './abortable-sleep.ts';
@@ -47,7 +47,8 @@ export interface Acquired {
 export async function acquireWithin(input: AcquireInput): Promise<Acquired> {
   const { store, sessionId, holder, ttlMs, init, signal } = input;
   const safeWindowMs = ttlMs - leaseSafetyMarginMs(ttlMs);
-  const deadline = performance.now() + input.waitMs;
+  const started = performance.now();
+  const deadline = started + input.waitMs;
   let poll = WAIT_POLL_MIN_MS;
   let ambiguous = 0;
   for (;;) {
@@ -79,7 +80,17 @@ export async function acquireWithin(input: AcquireInput): Promise<Acquired> {
       }
       if (isAgentStoreError(error, 'SESSION_BUSY')) {
         const left = deadline - performance.now();
-        if (left <= 0) throw error;
+        if (left <= 0) {
+          // Says whether run() waited, and what to pass to wait out a crashed holder's lease.
+          throw new SessionBusyError(
+            {
+              sessionId,
+              retryAfterMs: error.retryAfterMs,
+              waitedMs: input.waitMs === 0 ? 0 : performance.now() - started,
+            },
+            { cause: error },
+          );
+        }
         const jittered = Math.round(poll * (0.75 + Math.random() * 0.5));
         await abortableSleep(Math.max(1, Math.min(error.retryAfterMs, jittered, left)), signal);
         poll = Math.min(WAIT_POLL_MAX_MS, poll * 2);
