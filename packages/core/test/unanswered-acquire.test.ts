@@ -24,9 +24,12 @@ function heldAcquire(inner: AgentStore, n: number) {
       return inner.releaseLease(id, lease);
     },
   };
+  const letThrough = () => {
+    for (const go of held.splice(0)) go();
+  };
   return {
     store,
-    letThrough: () => held.splice(0).forEach((go) => go()),
+    letThrough,
     releases,
     acquires: () => acquires,
   };
