@@ -60,6 +60,9 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
     Promise.resolve().then(() => handler(error, context));
   };
   const releases = leaseReleases({ store, sessionId, onBackgroundError });
+  // Aborted on the lease machine's move into lost or expired: it ends every wait on the store.
+  const leaseLost = new AbortController();
+  const machine = leaseMachine((error) => leaseLost.abort(error), { phase: 'acquiring' });
   const { epoch, session, sentAt } = await acquireWithin({
     store,
     sessionId,
@@ -81,11 +84,9 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
         },
       ),
   });
+  machine.dispatch({ type: 'granted' });
   const lease: LeaseToken = { holder, epoch };
-  // Aborted on the lease machine's move into lost or expired: it ends every wait on the store.
-  const leaseLost = new AbortController();
   const signal = AbortSignal.any([outer, leaseLost.signal]);
-  const machine = leaseMachine((error) => leaseLost.abort(error));
   const keeper = keepLeaseAlive({ store, sessionId, lease, ttlMs, sentAt, machine });
   // Until the run ends, ctx.signal's reads check the lease's local deadline.
   const stopDeadlineChecks = checkDeadlineOnRead(signal, keeper.assertHeld);
