@@ -9,7 +9,7 @@ import {
   toWellFormedText,
 } from '../store/json-boundary.ts';
 import { messageByteLength, utf8ByteLength } from '../store/validation.ts';
-import { fitsOneAppend } from './session-writer.ts';
+import { fitsOneAppend } from './message-ledger.ts';
 import type { ToolCallIds } from './tool-call-ids.ts';
 import { type CallScope, errorText, resultMessage } from './tool-results.ts';
 
