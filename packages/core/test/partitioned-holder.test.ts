@@ -38,7 +38,7 @@ const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-describe('attack: a full partition (every store call hangs)', () => {
+describe('a full partition (every store call hangs)', () => {
   it('a run whose tool-result append hangs settles with LeaseLostError once its lease deadline passes', async () => {
     const { store, state } = partitionable(durableMemoryStore());
     let leaseSignal: AbortSignal | undefined;

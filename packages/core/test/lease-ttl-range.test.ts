@@ -12,7 +12,7 @@ import { durableMemoryStore, scriptedLlm } from '../src/testing/index.ts';
 
 const agent = defineAgent({ name: 'attack', instructions: 'x', tools: {} });
 
-describe('attack: leaseTtlMs beyond what a timer or a Date can hold', () => {
+describe('leaseTtlMs beyond what a timer or a Date can hold', () => {
   // 2^31 ms is the first delay a timer cannot hold: the lease keeper does not clamp its timers,
   // so no TTL it could be given may reach it.
   for (const ttl of [MAX_LEASE_TTL_MS + 1, 2 ** 31, 3 * 2_147_483_647 + 3, Number.MAX_SAFE_INTEGER]) {

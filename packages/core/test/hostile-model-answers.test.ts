@@ -34,7 +34,7 @@ const UNSTORABLE_IDS: [string, string][] = [
   ['holding a lone surrogate', 'call_\uD800'],
 ];
 
-describe('attack: provider tool-call ids the store cannot hold', () => {
+describe('provider tool-call ids the store cannot hold', () => {
   for (const [what, id] of UNSTORABLE_IDS) {
     it(`an id ${what}: the run completes, the call runs once and is stored under a storable id`, async () => {
       const { agent, ran } = agentWithLedger();
@@ -50,7 +50,7 @@ describe('attack: provider tool-call ids the store cannot hold', () => {
   }
 });
 
-describe('attack: usage figures that are not JSON numbers', () => {
+describe('usage figures that are not JSON numbers', () => {
   for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
     it(`usage.inputTokens ${bad}: the paid step is still committed and the stored state stays JSON`, async () => {
       const { agent, ran } = agentWithLedger();
@@ -71,7 +71,7 @@ describe('attack: usage figures that are not JSON numbers', () => {
   }
 });
 
-describe('attack: tool names that Object.prototype has', () => {
+describe('tool names that Object.prototype has', () => {
   it('a call to constructor, __proto__, toString or hasOwnProperty is an unknown tool, and the run goes on', async () => {
     const { agent, ran } = agentWithLedger();
     const store = durableMemoryStore();
@@ -95,7 +95,7 @@ describe('attack: tool names that Object.prototype has', () => {
   });
 });
 
-describe('attack: a schema that throws an error whose message cannot be read', () => {
+describe('a schema that throws an error whose message cannot be read', () => {
   it('the call is answered as a tool-input-error, its neighbour runs, and the run completes', async () => {
     const { agent: base, ran } = agentWithLedger();
     const unreadable = () => {

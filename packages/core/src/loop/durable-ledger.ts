@@ -2,25 +2,16 @@ import {
   type AgentStoreError,
   AppendOutcomeUnknownError,
   isAgentStoreError,
-  isDefiniteAppendFailure,
   SeqConflictError,
 } from '../errors.ts';
-import type { JsonValue, MessageRecord, NewMessage } from '../records.ts';
-import type { AgentStore, AppendInput, LeaseToken, SessionInit, StoreLimits } from '../store/contract.ts';
-import { messageByteLength } from '../store/validation.ts';
+import type { JsonValue, NewMessage } from '../records.ts';
+import type { AgentStore, AppendInput, LeaseToken, SessionInit } from '../store/contract.ts';
 import { abortableSleep } from './abortable-sleep.ts';
-
-/** Where the loop commits messages: the durable store, or memory for a stateless run. */
-export interface MessageLedger {
-  readonly headSeq: number;
-  /** What one commit may carry; the loop splits its writes to fit. */
-  readonly limits: StoreLimits;
-  /** Commits messages in one atomic append; resolves with them as stored. */
-  commit(messages: NewMessage[], options?: { releaseLease?: boolean }): Promise<MessageRecord[]>;
-}
+import { isDefiniteAppendFailure } from './append-failures.ts';
+import { type MessageLedger, withSeqs } from './message-ledger.ts';
 
 /** How many times an append whose outcome was unknown, and proven not landed, is tried again. */
-const MAX_UNKNOWN_OUTCOME_RETRIES = 3;
+export const MAX_UNKNOWN_OUTCOME_RETRIES = 3;
 
 /**
  * Waits between re-reads of an append whose outcome is unknown, when the re-read itself fails:
@@ -30,84 +21,6 @@ const MAX_UNKNOWN_OUTCOME_RETRIES = 3;
 export const REREAD_RETRY_DELAYS_MS: readonly number[] = [
   100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000, 5_000,
 ];
-
-const withSeqs = (messages: NewMessage[], expectedSeq: number): MessageRecord[] =>
-  messages.map((message, i) => ({ ...message, seq: expectedSeq + i + 1 }));
-
-const UNLIMITED: StoreLimits = {
-  maxMessageBytes: Number.POSITIVE_INFINITY,
-  maxMessagesPerAppend: Number.POSITIVE_INFINITY,
-};
-
-/** The most one result message may weigh: the per-message limit, or the whole append's budget if smaller. */
-export const maxResultBytes = (limits: StoreLimits): number =>
-  Math.min(limits.maxMessageBytes, limits.maxAppendBytes ?? Number.POSITIVE_INFINITY);
-
-/** Whether `messages` fit one append under `limits`. */
-export function fitsOneAppend(messages: NewMessage[], limits: StoreLimits): boolean {
-  if (messages.length > limits.maxMessagesPerAppend) return false;
-  if (limits.maxAppendBytes === undefined) return true;
-  let bytes = 0;
-  for (const message of messages) bytes += messageByteLength(message);
-  return bytes <= limits.maxAppendBytes;
-}
-
-/**
- * Packs `units` (groups of messages that must land in the same append, e.g. a rejection and its
- * result) in order into as few appends as `limits` allow. A unit too big on its own gets an
- * append of its own, which the store then refuses with a typed error before writing anything.
- */
-export function planAppends(units: NewMessage[][], limits: StoreLimits): NewMessage[][] {
-  const appends: NewMessage[][] = [];
-  let current: NewMessage[] = [];
-  let bytes = 0;
-  const budget = limits.maxAppendBytes ?? Number.POSITIVE_INFINITY;
-  for (const unit of units) {
-    const unitBytes =
-      budget === Number.POSITIVE_INFINITY ? 0 : unit.reduce((n, m) => n + messageByteLength(m), 0);
-    if (
-      current.length &&
-      (current.length + unit.length > limits.maxMessagesPerAppend || bytes + unitBytes > budget)
-    ) {
-      appends.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(...unit);
-    bytes += unitBytes;
-  }
-  if (current.length) appends.push(current);
-  return appends;
-}
-
-/** Commits the appends one after another; only the last may release the lease. */
-export async function commitAll(
-  ledger: MessageLedger,
-  appends: NewMessage[][],
-  options: { releaseLease?: boolean } = {},
-): Promise<MessageRecord[]> {
-  const records: MessageRecord[] = [];
-  for (const [i, batch] of appends.entries()) {
-    const last = i === appends.length - 1;
-    records.push(...(await ledger.commit(batch, last && options.releaseLease ? { releaseLease: true } : {})));
-  }
-  return records;
-}
-
-export function statelessLedger(): MessageLedger {
-  let headSeq = 0;
-  return {
-    get headSeq() {
-      return headSeq;
-    },
-    limits: UNLIMITED,
-    async commit(messages) {
-      const records = withSeqs(messages, headSeq);
-      headSeq += messages.length;
-      return records;
-    },
-  };
-}
 
 export interface DurableLedgerOptions {
   store: AgentStore;
@@ -132,9 +45,17 @@ export interface DurableLedgerOptions {
   watch?: <T>(call: Promise<T>, overdue: () => AgentStoreError) => Promise<T>;
 }
 
-/** What the store answered one append attempt, as far as the ledger knows. */
-interface Attempt {
-  answer: 'pending' | 'landed' | 'refused' | 'ambiguous';
+/** One `store.append` the ledger sent, and what the store answered it, as far as it knows. */
+interface AppendAttempt {
+  readonly call: Promise<unknown>;
+  /** The commit that sent it: an append is retried only within one commit. */
+  readonly commit: CommitOutcome;
+  answer: 'in-flight' | 'landed' | 'refused' | 'ambiguous';
+}
+
+/** How a commit ended, once it has: succeeded, or failed after an attempt without a definite answer. */
+interface CommitOutcome {
+  ended: 'running' | 'succeeded' | 'failed-unknown' | 'failed';
 }
 
 /** The durable ledger also tells when every append it sent has answered. */
@@ -165,27 +86,37 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
   const { store, sessionId, assertHeld, leaseLost } = options;
   const watch = options.watch ?? (<T>(call: Promise<T>) => call);
   let headSeq = options.headSeq;
-  /** The appends sent and not yet answered by the store. */
-  const pending = new Set<Promise<unknown>>();
-  /** The attempts of each commit that failed after an attempt without a definite answer. */
-  const unconfirmed: Attempt[][] = [];
-  const sendAppend = (input: AppendInput, attempts: Attempt[]) => {
+  /**
+   * The one list of append attempts: "in flight", "outcome unknown" and "settled" are derived
+   * from it. An attempt is dropped once answered if its commit succeeded (nothing more to know).
+   */
+  let attempts: AppendAttempt[] = [];
+  const forget = (commit: CommitOutcome) => {
+    attempts = attempts.filter((a) => a.commit !== commit || a.answer === 'in-flight');
+  };
+  const sendAppend = (input: AppendInput, commit: CommitOutcome) => {
     // (The store's own promise when it returns one: no extra turn on the step's path.)
     const call = Promise.resolve(store.append(sessionId, input));
-    const attempt: Attempt = { answer: 'pending' };
+    const attempt: AppendAttempt = { call, commit, answer: 'in-flight' };
     attempts.push(attempt);
-    pending.add(call);
+    const answered = (answer: AppendAttempt['answer']) => {
+      attempt.answer = answer;
+      if (commit.ended === 'succeeded') forget(commit);
+    };
     call.then(
-      () => {
-        pending.delete(call);
-        attempt.answer = 'landed';
-      },
-      (error: unknown) => {
-        pending.delete(call);
-        attempt.answer = isDefiniteAppendFailure(error) ? 'refused' : 'ambiguous';
-      },
+      () => answered('landed'),
+      (error: unknown) => answered(isDefiniteAppendFailure(error) ? 'refused' : 'ambiguous'),
     );
     return call;
+  };
+  /**
+   * Whether `commit` failed after an attempt without a definite answer, has no attempt known to
+   * have landed, and one that may still land (unanswered, or answered only by a transport error).
+   */
+  const unconfirmed = (commit: CommitOutcome) => {
+    if (commit.ended !== 'failed-unknown') return false;
+    const own = attempts.filter((a) => a.commit === commit);
+    return !own.some((a) => a.answer === 'landed') && own.some((a) => a.answer !== 'refused');
   };
   const notAnswered = (what: string) => new Error(`${what} did not answer within the lease's safe window`);
 
@@ -194,7 +125,11 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
    * with a transport error (a cluster electing a new master, a restarting server) is tried again
    * within REREAD_RETRY_DELAYS_MS before the outcome is declared unknown.
    */
-  async function landed(expectedSeq: number, messages: NewMessage[], cause: unknown): Promise<boolean> {
+  async function ownAppendLanded(
+    expectedSeq: number,
+    messages: NewMessage[],
+    cause: unknown,
+  ): Promise<boolean> {
     let reread: Awaited<ReturnType<AgentStore['load']>>;
     for (let attempt = 0; ; attempt++) {
       assertHeld();
@@ -232,12 +167,12 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
       return headSeq;
     },
     limits: store.limits,
-    appendsSettled: () => Promise.allSettled([...pending]).then(() => undefined),
+    appendsSettled: () =>
+      Promise.allSettled(attempts.filter((a) => a.answer === 'in-flight').map((a) => a.call)).then(
+        () => undefined,
+      ),
     get outcomeUnconfirmed() {
-      return unconfirmed.some(
-        (attempts) =>
-          !attempts.some((a) => a.answer === 'landed') && attempts.some((a) => a.answer !== 'refused'),
-      );
+      return [...new Set(attempts.map((a) => a.commit))].some(unconfirmed);
     },
     async commit(messages, { releaseLease = false } = {}) {
       const expectedSeq = headSeq;
@@ -252,13 +187,13 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
         releaseLease,
       };
       let outcomeUnknown = false;
-      const attempts: Attempt[] = [];
+      const outcome: CommitOutcome = { ended: 'running' };
       try {
         for (let retries = 0; ; retries++) {
           assertHeld();
           try {
             const result = await watch(
-              sendAppend(input, attempts),
+              sendAppend(input, outcome),
               () =>
                 new AppendOutcomeUnknownError(
                   { sessionId, expectedSeq },
@@ -266,6 +201,8 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
                 ),
             );
             headSeq = result.headSeq;
+            outcome.ended = 'succeeded';
+            forget(outcome);
             return withSeqs(messages, expectedSeq);
           } catch (error) {
             // After an unknown outcome, a conflict may be our own earlier attempt landing late, and
@@ -276,13 +213,15 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
                 (isAgentStoreError(error, 'SEQ_CONFLICT') || isAgentStoreError(error, 'LEASE_LOST')));
             if (!mustReread) throw error;
             outcomeUnknown = true;
-            const ours = await landed(expectedSeq, messages, error);
+            const ours = await ownAppendLanded(expectedSeq, messages, error);
             // The lease is gone. Only an append that released it itself (the run's last) has
             // nothing left to do under it; after any other, even one that landed, the run must
             // stop: another worker may hold the session now, and no retry can land.
             if (isAgentStoreError(error, 'LEASE_LOST') && !(ours && releaseLease)) throw error;
             if (ours) {
               headSeq = expectedSeq + messages.length;
+              outcome.ended = 'succeeded';
+              forget(outcome);
               return withSeqs(messages, expectedSeq);
             }
             // Proven not to have landed: the failure itself is the answer once retries run out.
@@ -293,59 +232,10 @@ export function durableLedger(options: DurableLedgerOptions): DurableLedger {
       } catch (error) {
         // Failed after an attempt without a definite answer: until one of its attempts is known
         // to have landed, or all to have been refused, one may still land.
-        if (outcomeUnknown) unconfirmed.push(attempts);
+        outcome.ended = outcomeUnknown ? 'failed-unknown' : 'failed';
+        if (!outcomeUnknown) forget(outcome);
         throw error;
       }
     },
-  };
-}
-
-/**
- * Commits each result as soon as it settles. Results that settle while an append is in flight
- * (or in the same tick) wait for it and then go out together, split across as many appends as
- * the store's limits require; appends stay strictly sequential. After a failed append every
- * later result fails with the same error (the run stops; the next run resolves the open calls).
- */
-export function resultCommitter(ledger: MessageLedger) {
-  interface Waiting {
-    message: NewMessage;
-    resolve: (records: MessageRecord[]) => void;
-    reject: (error: unknown) => void;
-  }
-  let queue: Waiting[] = [];
-  let draining = false;
-  let failure: { error: unknown } | null = null;
-
-  async function drain(): Promise<void> {
-    while (queue.length) {
-      if (failure) {
-        for (const waiting of queue) waiting.reject(failure.error);
-        queue = [];
-        break;
-      }
-      const [batch] = planAppends(
-        queue.map((waiting) => [waiting.message]),
-        ledger.limits,
-      ) as [NewMessage[]];
-      const taken = queue.splice(0, batch.length);
-      try {
-        const records = await ledger.commit(batch);
-        for (const [i, waiting] of taken.entries()) waiting.resolve([records[i]!]);
-      } catch (error) {
-        failure = { error };
-        for (const waiting of taken) waiting.reject(error);
-      }
-    }
-    draining = false;
-  }
-
-  return function commitSoon(message: NewMessage): Promise<MessageRecord[]> {
-    return new Promise((resolve, reject) => {
-      queue.push({ message, resolve, reject });
-      if (draining) return;
-      draining = true;
-      // One microtask late, so results that settle in the same tick share the first append.
-      queueMicrotask(() => void drain());
-    });
   };
 }

@@ -21,7 +21,7 @@ const agent = defineAgent({
   tools: { real: tool({ description: 'r', input: z.object({}), handler: () => 'ok' }) },
 });
 
-describe('attack: an unknown tool with a giant name', () => {
+describe('an unknown tool with a giant name', () => {
   it('the call gets a stored result and the run completes', async () => {
     const store = durableMemoryStore({ limits: { maxMessageBytes: LIMIT } });
     const llm = scriptedLlm([{ toolCalls: [{ name: giantName, input: {} }] }, { text: 'done' }]);

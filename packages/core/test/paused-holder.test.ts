@@ -31,7 +31,7 @@ function pauseUntil(iso: string): void {
   }
 }
 
-describe('attack: a holder paused past its lease', () => {
+describe('a holder paused past its lease', () => {
   it('after the pause, ctx.signal checked right before the effect reports the lost lease (one effect per idempotencyKey)', async () => {
     // Only the timers are frozen; performance.now and the store's clock run for real.
     vi.useFakeTimers({
@@ -106,44 +106,56 @@ describe('attack: a holder paused past its lease', () => {
   });
 });
 
-describe('attack: the holder machine is suspended (laptop sleep, a paused VM)', () => {
-  it('a suspend that the monotonic clock does not count still ends the lease: ctx.signal reports it after resume', async () => {
-    // CLOCK_MONOTONIC (performance.now) stops while a machine is suspended; the database's clock
-    // and the wall clock do not. Model it: the wall clock jumps 10 min, performance.now does not,
-    // and no timer runs.
-    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    const store = durableMemoryStore();
-    let inHandler!: () => void;
-    const reachedHandler = new Promise<void>((resolve) => {
-      inHandler = resolve;
+const GUARDS: [string, (signal: AbortSignal) => void][] = [
+  [
+    'ctx.signal.aborted',
+    (signal) => {
+      if (signal.aborted) throw signal.reason;
+    },
+  ],
+  ['ctx.signal.throwIfAborted()', (signal) => signal.throwIfAborted()],
+];
+
+describe('the holder machine is suspended (laptop sleep, a paused VM)', () => {
+  for (const [guardName, guard] of GUARDS) {
+    it(`a suspend that the monotonic clock does not count still ends the lease: ${guardName} reports it after resume`, async () => {
+      // CLOCK_MONOTONIC (performance.now) stops while a machine is suspended; the database's clock
+      // and the wall clock do not. Model it: the wall clock jumps 10 min, performance.now does not,
+      // and no timer runs.
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+      const store = durableMemoryStore();
+      let inHandler!: () => void;
+      const reachedHandler = new Promise<void>((resolve) => {
+        inHandler = resolve;
+      });
+      let answer!: () => void;
+      const downstreamAnswer = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      let fired = 0;
+      const charge = tool({
+        description: 'charges a card',
+        input: z.object({}),
+        handler: async (_input, ctx) => {
+          inHandler();
+          await downstreamAnswer;
+          guard(ctx.signal);
+          fired += 1;
+          return 'charged';
+        },
+      });
+      const outcome = run(defineAgent({ name: 'pay', instructions: '', tools: { charge } }), {
+        store,
+        sessionId: 'suspended',
+        message: 'pay',
+        llm: scriptedLlm([{ toolCalls: [{ id: 'c1', name: 'charge', input: {} }] }, { text: 'done' }]),
+        leaseTtlMs: 30_000,
+      }).catch((error: unknown) => error);
+      await reachedHandler;
+      vi.setSystemTime(Date.now() + 10 * 60_000); // asleep for 10 min; a 30 s lease is long gone
+      answer();
+      expect(isAgentStoreError(await outcome, 'LEASE_LOST')).toBe(true);
+      expect(fired).toBe(0);
     });
-    let answer!: () => void;
-    const downstreamAnswer = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    let fired = 0;
-    const charge = tool({
-      description: 'charges a card',
-      input: z.object({}),
-      handler: async (_input, ctx) => {
-        inHandler();
-        await downstreamAnswer;
-        if (ctx.signal.aborted) throw ctx.signal.reason;
-        fired += 1;
-        return 'charged';
-      },
-    });
-    const outcome = run(defineAgent({ name: 'pay', instructions: '', tools: { charge } }), {
-      store,
-      sessionId: 'suspended',
-      message: 'pay',
-      llm: scriptedLlm([{ toolCalls: [{ id: 'c1', name: 'charge', input: {} }] }, { text: 'done' }]),
-      leaseTtlMs: 30_000,
-    }).catch((error: unknown) => error);
-    await reachedHandler;
-    vi.setSystemTime(Date.now() + 10 * 60_000); // asleep for 10 min; a 30 s lease is long gone
-    answer();
-    expect(isAgentStoreError(await outcome, 'LEASE_LOST')).toBe(true);
-    expect(fired).toBe(0);
-  });
+  }
 });

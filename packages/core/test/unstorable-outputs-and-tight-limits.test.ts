@@ -27,7 +27,7 @@ const SLIPPERY: [string, () => unknown][] = [
   ],
 ];
 
-describe('attack: tool outputs that serialise to nothing', () => {
+describe('tool outputs that serialise to nothing', () => {
   for (const [what, make] of SLIPPERY) {
     it(`${what}: the effect is recorded as settled, the run continues, nothing is left open`, async () => {
       let ran = 0;
@@ -68,7 +68,7 @@ describe('attack: tool outputs that serialise to nothing', () => {
   }
 });
 
-describe('attack: tight limits through run()', () => {
+describe('tight limits through run()', () => {
   it('a store declaring maxMessagesPerAppend 1: refused before any model call, or rejections commit', async () => {
     const store = durableMemoryStore({ limits: { maxMessagesPerAppend: 1 } });
     let ran = 0;
@@ -111,7 +111,7 @@ describe('attack: tight limits through run()', () => {
       asked.pendingApprovals.map((p) => [p.toolCallId, { approve: false, reason: 'no' }]),
     );
     // Today: PAYLOAD_TOO_LARGE "2 messages in one append, over this store's limit of 1" on every
-    // attempt; the calls can never be rejected (run.ts settleOpenCalls → planAppends keeps the
+    // attempt; the calls can never be rejected (conversation.ts resolveOpenCalls → planAppends keeps the
     // decision+result unit together, and nothing refused the store's limit up front).
     const done = await run(agent, { store, sessionId: 's', llm, approvals });
     expect(done.status, 'rejecting on a maxMessagesPerAppend-1 store').toBe('complete');

@@ -24,7 +24,7 @@ function countingLlm() {
   return { llm, seen };
 }
 
-describe('attack: run() options that change after they are checked', () => {
+describe('run() options that change after they are checked', () => {
   for (let flipAfter = 1; flipAfter <= 4; flipAfter++) {
     it(`message getter flips to 5 MiB after ${flipAfter} reads: the model never sees an unchecked message`, async () => {
       const store = durableMemoryStore({ limits: { maxMessageBytes: 262_144 } });

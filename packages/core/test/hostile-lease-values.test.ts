@@ -6,7 +6,7 @@ import { durableMemoryStore, faultyStore, scriptedLlm } from '../src/testing/ind
 const chat = defineAgent({ name: 'chat', instructions: '' });
 const init = { agentName: 'chat', ownerId: null, tenantId: null, state: null };
 
-describe('attack: hostile lease values on run()', () => {
+describe('hostile lease values on run()', () => {
   it.each([
     ['NaN', Number.NaN],
     ['-1', -1],

@@ -21,7 +21,7 @@ function flippingDecision(flipAfter: number) {
   }) as { approve: boolean; reason: string };
 }
 
-describe('attack: an approval decision that changes between reads', () => {
+describe('an approval decision that changes between reads', () => {
   for (let flipAfter = 1; flipAfter <= 8; flipAfter++) {
     it(`approve flips to true after ${flipAfter} reads: the handler runs only if an approval is recorded, and each call has one result`, async () => {
       const ran: string[] = [];

@@ -23,7 +23,7 @@ function countingArray(length: number) {
   return { proxy, reads: () => reads };
 }
 
-describe('attack: a container wider than the value limit', () => {
+describe('a container wider than the value limit', () => {
   it('is refused without visiting its elements', () => {
     const { proxy, reads } = countingArray(MAX_JSON_NODES + 10);
     expect(() => assertPlainJson({ rows: proxy }, 'output')).toThrow(/more than 1000000 JSON values/);

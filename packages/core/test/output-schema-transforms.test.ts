@@ -28,7 +28,7 @@ const TRANSFORMS: [string, (o: { id: number }) => unknown][] = [
   ['a function', () => () => 1],
 ];
 
-describe('attack: output schemas that transform into non-JSON', () => {
+describe('output schemas that transform into non-JSON', () => {
   for (const [what, transform] of TRANSFORMS) {
     it(`${what}: one stored tool-output-error, the run completes, the handler ran once`, async () => {
       let ran = 0;

@@ -11,7 +11,7 @@ import { durableMemoryStore, scriptedLlm, unreachableLlm } from '../src/testing/
  * merely late.
  */
 
-describe('attack: a rejection reason larger than the store takes', () => {
+describe('a rejection reason larger than the store takes', () => {
   it('is refused before acquireLease, with a typed error; a shorter reason then completes', async () => {
     const inner = durableMemoryStore({ limits: { maxMessageBytes: 262_144 } });
     const agent = defineAgent({

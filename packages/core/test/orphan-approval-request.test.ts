@@ -28,7 +28,7 @@ async function freeLease(store: AgentStore, sessionId: string) {
   if (lease) await store.releaseLease(sessionId, { holder: lease.holder, epoch: lease.epoch });
 }
 
-describe('attack: an orphan approval request from a split write #1', () => {
+describe('an orphan approval request from a split write #1', () => {
   it('a reused provider call id is never taken for a call awaiting approval; no handler runs twice', async () => {
     const store = durableMemoryStore({ limits: { maxMessagesPerAppend: 2 } });
     const ran = { wire: 0, read: 0 };
