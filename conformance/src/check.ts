@@ -1,5 +1,6 @@
 import type { AgentStore } from '@agentstore/core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { withMovedHelperHint } from './moved-helpers.ts';
 import { deleteCreated, trackSessions } from './session-tracker.ts';
 import type { ConformanceTarget, OpenTestTarget, RawAppendFloor, StoreCapabilities } from './target.ts';
 
@@ -10,6 +11,11 @@ export interface CheckContext {
   store: AgentStore;
   target: ConformanceTarget;
   capabilities: StoreCapabilities;
+  /**
+   * Every session id the spec's stores wrote to so far (set by `describeSpec`): what the kit may
+   * delete. Retention sweeps refuse to run while an idle session outside it exists.
+   */
+  ownSessions?: ReadonlySet<string>;
 }
 
 /** One conformance check: throws on a violation, resolves when the store keeps the promise. */
@@ -79,7 +85,7 @@ export async function openSpecContext(
       : {}),
   };
   return {
-    ctx: { store, target: tracked, capabilities: target.capabilities ?? {} },
+    ctx: { store, target: tracked, capabilities: target.capabilities ?? {}, ownSessions: created },
     async cleanup() {
       try {
         await deleteCreated(inner, created);
@@ -89,6 +95,18 @@ export async function openSpecContext(
       }
     },
   };
+}
+
+/**
+ * Runs one check. A failure that comes from a store calling a helper where it no longer is
+ * (`TypeError: validateAppendInput is not a function`) says where the helper went.
+ */
+export async function runCheck(check: ConformanceCheck, ctx: CheckContext): Promise<void> {
+  try {
+    await check.run(ctx);
+  } catch (error) {
+    throw withMovedHelperHint(error);
+  }
 }
 
 /**
@@ -102,7 +120,9 @@ export function describeSpec(target: ConformanceTarget, spec: ConformanceSpec): 
   describe(`${target.name}: ${spec.title}`, () => {
     let opened: Awaited<ReturnType<typeof openSpecContext>> | undefined;
     beforeAll(async () => {
-      opened = await openSpecContext(target);
+      opened = await openSpecContext(target).catch((error: unknown) => {
+        throw withMovedHelperHint(error);
+      });
     });
     afterAll(async () => {
       await opened?.cleanup();
@@ -112,7 +132,7 @@ export function describeSpec(target: ConformanceTarget, spec: ConformanceSpec): 
         check.name,
         async () => {
           if (!opened) throw new Error(`${target.name}: createStore() did not return a store`);
-          await check.run(opened.ctx);
+          await runCheck(check, opened.ctx);
         },
         check.timeoutMs,
       );

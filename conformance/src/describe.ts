@@ -6,6 +6,7 @@ import { concurrencySpec } from './specs/concurrency.ts';
 import { corruptRecordSpec } from './specs/corrupt-records.ts';
 import { crashMatrixSpec } from './specs/crash-matrix.ts';
 import { hostileIdSpec } from './specs/hostile-ids.ts';
+import { inputValidationSpec } from './specs/input-validation.ts';
 import { isolationSpec } from './specs/isolation.ts';
 import { leaseFaultSpec } from './specs/lease-faults.ts';
 import { leaseSpec } from './specs/leases.ts';
@@ -28,6 +29,7 @@ export const conformanceSpecs: readonly ConformanceSpec[] = [
   leaseSpec,
   leaseFaultSpec,
   limitSpec,
+  inputValidationSpec,
   runLimitSpec,
   isolationSpec,
   corruptRecordSpec,

@@ -198,6 +198,13 @@ export function shiftingAppends(): ShiftingAppend[] {
   ];
 }
 
+/**
+ * How a store compares ids (owner, tenant, agent name, lease holder) exactly, per backend: the
+ * advice every loose-compare violation ends with.
+ */
+export const EXACT_COMPARE =
+  'compare them exactly, as the values they are: a binary, no-pad collation (COLLATE "C" on Postgres, BINARY on SQLite, utf8mb4_nopad_bin or a VARBINARY column on MariaDB/MySQL, where utf8mb4_bin is PAD SPACE and still ignores trailing spaces); never trimmed, case-folded, accent-folded or normalized';
+
 /** An identifier a loose comparison takes for another one, and the looseness it would reveal. */
 export interface LooseVariant {
   value: string;

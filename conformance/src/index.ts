@@ -3,7 +3,16 @@
  * @module @agentstore/conformance
  */
 
-export { openTargetModule, openToolTarget, targetFromModule } from '@agentstore/core/testing';
+// What a target module's author needs (a target on a server it opens and closes), from one place.
+export {
+  openTargetModule,
+  openToolTarget,
+  roundTripCounters,
+  type TargetServer,
+  targetFromModule,
+  targetOnServer,
+  withServer,
+} from '@agentstore/core/testing';
 export {
   assertContiguous,
   assertUnchanged,
@@ -31,40 +40,30 @@ export {
   type ShiftingAppend,
   shiftingAppends,
 } from './hostile-values.ts';
-export { appendLoadChecks, appendLoadSpec, describeAppendLoad } from './specs/append-load.ts';
-export { atomicityChecks, atomicitySpec, describeAtomicity } from './specs/atomicity.ts';
-export {
-  atomicityObservedChecks,
-  atomicityObservedSpec,
-  describeAtomicityObserved,
-} from './specs/atomicity-observed.ts';
-export { concurrencyChecks, concurrencySpec, describeConcurrency } from './specs/concurrency.ts';
-export { corruptRecordChecks, corruptRecordSpec, describeCorruptRecords } from './specs/corrupt-records.ts';
-export { crashMatrixChecks, crashMatrixSpec, describeCrashMatrix } from './specs/crash-matrix.ts';
-export { describeHostileIds, HOSTILE_TEXTS, hostileIdChecks, hostileIdSpec } from './specs/hostile-ids.ts';
-export { describeIsolation, isolationChecks, isolationSpec } from './specs/isolation.ts';
-export { describeLeaseFaults, leaseFaultChecks, leaseFaultSpec } from './specs/lease-faults.ts';
-export { describeLeases, leaseChecks, leaseSpec } from './specs/leases.ts';
-export {
-  boundaryChecks,
-  describeLimits,
-  limitChecks,
-  limitSpec,
-  MIN_MAX_MESSAGE_BYTES,
-} from './specs/limits.ts';
-export {
-  DEFAULT_LONG_SESSION_MESSAGES,
-  describeLongSessions,
-  longSessionChecks,
-  longSessionSpec,
-} from './specs/long-session.ts';
+// One export per spec: a `ConformanceSpec` ({ title, checks }) to register with
+// `describeSpec(target, spec)` or to run check by check (`spec.checks`).
+export { appendLoadSpec } from './specs/append-load.ts';
+export { atomicitySpec } from './specs/atomicity.ts';
+export { atomicityObservedSpec } from './specs/atomicity-observed.ts';
+export { concurrencySpec } from './specs/concurrency.ts';
+export { corruptRecordSpec } from './specs/corrupt-records.ts';
+export { crashMatrixSpec } from './specs/crash-matrix.ts';
+export { HOSTILE_TEXTS, hostileIdSpec } from './specs/hostile-ids.ts';
+export { inputValidationSpec } from './specs/input-validation.ts';
+export { isolationSpec } from './specs/isolation.ts';
+export { leaseFaultSpec } from './specs/lease-faults.ts';
+export { leaseSpec } from './specs/leases.ts';
+export { limitSpec, MAX_TRIED_APPEND_BYTES, MIN_MAX_MESSAGE_BYTES } from './specs/limits.ts';
+export { DEFAULT_LONG_SESSION_MESSAGES, longSessionSpec } from './specs/long-session.ts';
 export { messagePartsSpec } from './specs/message-parts.ts';
-export { describePerfGate, perfGateChecks, perfGateSpec } from './specs/perf-gate.ts';
-export { describeProcessTier, processTierChecks, processTierSpec } from './specs/process-tier.ts';
-export { describeRetention, retentionChecks, retentionSpec } from './specs/retention.ts';
-export { describeRunLimits, runLimitChecks, runLimitSpec } from './specs/run-limits.ts';
+export { perfGateSpec } from './specs/perf-gate.ts';
+export { processTierSpec } from './specs/process-tier.ts';
+export { retentionSpec } from './specs/retention.ts';
+export { runLimitSpec } from './specs/run-limits.ts';
 export type {
   ConformanceTarget,
+  DurabilitySettings,
+  OpenTestTarget,
   RawAppendFloor,
   RawMessageRow,
   RawReader,

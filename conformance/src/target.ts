@@ -2,6 +2,7 @@
 // without depending on the kit; the kit re-exports them under their familiar names.
 export type {
   ConformanceTarget,
+  DurabilitySettings,
   OpenTestTarget,
   RawAppendFloor,
   RawMessageRow,

@@ -2,11 +2,11 @@ import type { AgentStore } from '@agentstore/core';
 import { durableMemoryStore } from '@agentstore/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
-  boundaryChecks,
   type CheckContext,
   ConformanceViolation,
   describeSpec,
-  hostileIdChecks,
+  hostileIdSpec,
+  inputValidationSpec,
   limitSpec,
   runLimitSpec,
 } from '../src/index.ts';
@@ -22,6 +22,7 @@ const tight = {
 };
 describeSpec(tight, runLimitSpec);
 describeSpec(tight, limitSpec);
+describeSpec(tight, inputValidationSpec);
 
 /** A store that skips the boundary for `field`, as an adapter that forgot to call it would. */
 function lenient(field: 'state' | 'ids'): AgentStore {
@@ -52,12 +53,12 @@ const contextFor = (store: AgentStore): CheckContext => ({
 
 describe('the kit catches stores that skip the boundary', () => {
   it('a store that stores any state is reported', async () => {
-    const check = boundaryChecks.find((c) => c.name.startsWith('hostile values in every field'))!;
+    const check = inputValidationSpec.checks.find((c) => c.name.startsWith('hostile values in every field'))!;
     await expect(check.run(contextFor(lenient('state')))).rejects.toBeInstanceOf(ConformanceViolation);
   });
 
   it('a store whose driver folds lone surrogates into U+FFFD is reported', async () => {
-    const check = hostileIdChecks.find((c) => c.name.startsWith('lone surrogates'))!;
+    const check = hostileIdSpec.checks.find((c) => c.name.startsWith('lone surrogates'))!;
     await expect(check.run(contextFor(lenient('ids')))).rejects.toBeInstanceOf(ConformanceViolation);
   });
 });

@@ -1,27 +1,21 @@
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  appendLoadChecks,
-  atomicityChecks,
-  atomicityObservedChecks,
-  boundaryChecks,
+  appendLoadSpec,
+  atomicitySpec,
   type CheckContext,
   type ConformanceCheck,
   ConformanceViolation,
-  concurrencyChecks,
-  corruptRecordChecks,
-  crashMatrixChecks,
-  hostileIdChecks,
-  isolationChecks,
-  leaseChecks,
-  leaseFaultChecks,
-  longSessionChecks,
-  openTargetModule,
-  perfGateChecks,
-  processTierChecks,
-  retentionChecks,
+  concurrencySpec,
+  corruptRecordSpec,
+  crashMatrixSpec,
+  hostileIdSpec,
+  isolationSpec,
+  leaseFaultSpec,
+  leaseSpec,
+  longSessionSpec,
+  perfGateSpec,
+  retentionSpec,
 } from '../src/index.ts';
-import { type SplitFlaw, splitTarget } from './support/split-store.ts';
 import { type Flaws, tableStore } from './support/table-store.ts';
 
 function contextFor(flaws: Flaws, roundTripUs = 0): CheckContext {
@@ -46,345 +40,137 @@ describe('the kit catches broken stores', () => {
     const ctx = contextFor({ nonAtomic: true });
     await expectViolation(
       ctx,
-      atomicityChecks,
+      atomicitySpec.checks,
       'an over-limit message as the last of five writes nothing (existing',
     );
     await expectViolation(
       ctx,
-      atomicityChecks,
+      atomicitySpec.checks,
       'an over-limit message as the last of five creates no session',
     );
   });
 
   it('rows inserted outside the guarded write are caught through the raw reader, though load looks clean', async () => {
     const ctx = contextFor({ leavesOrphanRows: true });
-    await expectViolation(ctx, atomicityChecks, 'a seq conflict writes nothing');
-    await expectViolation(ctx, atomicityChecks, 'a lease mismatch writes nothing');
+    await expectViolation(ctx, atomicitySpec.checks, 'a seq conflict writes nothing');
+    await expectViolation(ctx, atomicitySpec.checks, 'a lease mismatch writes nothing');
     // Without a raw reader the same bug hides behind `load`: this is what the raw capability is for.
     await expect(
-      check(atomicityChecks, 'a seq conflict writes nothing').run({ ...ctx, capabilities: {} }),
+      check(atomicitySpec.checks, 'a seq conflict writes nothing').run({ ...ctx, capabilities: {} }),
     ).resolves.toBeUndefined();
   });
 
   it('no seq check: concurrent writers all commit', async () => {
     const ctx = contextFor({ noSeqCheck: true });
-    await expectViolation(ctx, concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq');
-    await expectViolation(ctx, concurrencyChecks, 'of 8 concurrent first appends');
-    await expectViolation(ctx, atomicityChecks, 'a seq conflict writes nothing');
+    await expectViolation(ctx, concurrencySpec.checks, 'of 8 concurrent appends with the same expectedSeq');
+    await expectViolation(ctx, concurrencySpec.checks, 'of 8 concurrent first appends');
+    await expectViolation(ctx, atomicitySpec.checks, 'a seq conflict writes nothing');
   });
 
   it('a lease check that ignores the epoch lets a fenced writer append', async () => {
     const ctx = contextFor({ ignoresEpoch: true });
-    await expectViolation(ctx, leaseChecks, 're-acquire by the same holder bumps the epoch and fences');
-    await expectViolation(ctx, atomicityChecks, 'a lease mismatch writes nothing');
+    await expectViolation(ctx, leaseSpec.checks, 're-acquire by the same holder bumps the epoch and fences');
+    await expectViolation(ctx, atomicitySpec.checks, 'a lease mismatch writes nothing');
   });
 
   it('a store that judges lease expiry by its caller’s clock lets a skewed client take a live lease', async () => {
     const ctx = contextFor({ trustsClientClock: true });
-    await expectViolation(ctx, leaseChecks, 'a client whose clock is wrong can neither take a live lease');
+    await expectViolation(
+      ctx,
+      leaseSpec.checks,
+      'a client whose clock is wrong can neither take a live lease',
+    );
     // The same store is fine while every clock is right: only the skewed-clock check sees it.
     await expect(
-      check(leaseChecks, 'another holder gets SessionBusyError').run(ctx),
+      check(leaseSpec.checks, 'another holder gets SessionBusyError').run(ctx),
     ).resolves.toBeUndefined();
   });
 
   it('a store that checks the seq before the lease tells a fenced writer "seq conflict"', async () => {
     const ctx = contextFor({ seqBeforeLease: true });
-    await expectViolation(ctx, leaseChecks, 'a fenced writer gets LeaseLostError, never SeqConflictError');
+    await expectViolation(
+      ctx,
+      leaseSpec.checks,
+      'a fenced writer gets LeaseLostError, never SeqConflictError',
+    );
   });
 
   it('a store whose lease lapses early lets a successor fire while the partitioned holder still runs', async () => {
     const ctx = contextFor({ shortensLease: true });
-    await expectViolation(ctx, leaseFaultChecks, 'a holder whose renewals hang (partitioned)');
-    await expectViolation(ctx, leaseFaultChecks, 'a holder whose renewals fail');
+    await expectViolation(ctx, leaseFaultSpec.checks, 'a holder whose renewals hang (partitioned)');
+    await expectViolation(ctx, leaseFaultSpec.checks, 'a holder whose renewals fail');
   }, 30_000);
 
   it('dropping the last message of an append', async () => {
     const ctx = contextFor({ dropsLast: true });
-    await expectViolation(ctx, appendLoadChecks, 'tool calls with nested JSON input round-trip');
-    await expectViolation(ctx, appendLoadChecks, 'a 1,000-message session');
-    await expectViolation(ctx, appendLoadChecks, 'append returns the new headSeq');
-    await expect(check(crashMatrixChecks, 'crash matrix: a clean run').run(ctx)).rejects.toThrow();
+    await expectViolation(ctx, appendLoadSpec.checks, 'tool calls with nested JSON input round-trip');
+    await expectViolation(ctx, appendLoadSpec.checks, 'a 1,000-message session');
+    await expectViolation(ctx, appendLoadSpec.checks, 'append returns the new headSeq');
+    await expect(check(crashMatrixSpec.checks, 'crash matrix: a clean run').run(ctx)).rejects.toThrow();
   });
 
   it('reordering the messages of an append', async () => {
     const ctx = contextFor({ reorders: true });
-    await expectViolation(ctx, appendLoadChecks, 'unicode and empty content round-trip exactly');
-    await expectViolation(ctx, appendLoadChecks, 'a 1,000-message session');
+    await expectViolation(ctx, appendLoadSpec.checks, 'unicode and empty content round-trip exactly');
+    await expectViolation(ctx, appendLoadSpec.checks, 'a 1,000-message session');
   });
 
   it('skipping an undecodable row instead of reporting it', async () => {
     await expectViolation(
       contextFor({ skipsCorrupt: true }),
-      corruptRecordChecks,
+      corruptRecordSpec.checks,
       'load of a session with an undecodable',
     );
   });
 
   it('ignoring afterSeq, which also breaks settling a lost acknowledgement', async () => {
     const ctx = contextFor({ ignoresAfterSeq: true });
-    await expectViolation(ctx, appendLoadChecks, 'afterSeq returns only the messages after it');
-    await expectViolation(ctx, crashMatrixChecks, 'crash matrix: an acknowledgement lost at any append');
+    await expectViolation(ctx, appendLoadSpec.checks, 'afterSeq returns only the messages after it');
+    await expectViolation(ctx, crashMatrixSpec.checks, 'crash matrix: an acknowledgement lost at any append');
   });
 
   it('listSessions without the tenant filter', async () => {
     const ctx = contextFor({ ignoresTenantFilter: true });
-    await expectViolation(ctx, isolationChecks, 'listSessions filters by tenant');
-    await expectViolation(ctx, isolationChecks, 'listSessions pages with a cursor');
+    await expectViolation(ctx, isolationSpec.checks, 'listSessions filters by tenant');
+    await expectViolation(ctx, isolationSpec.checks, 'listSessions pages with a cursor');
   });
 
   it('listSessions in JavaScript order, not code point order', async () => {
     const ctx = contextFor({ ordersByUtf16: true });
-    await expectViolation(ctx, isolationChecks, 'listSessions orders ids by code point');
+    await expectViolation(ctx, isolationSpec.checks, 'listSessions orders ids by code point');
   });
 
   it('keys built from "sanitized" ids collide', async () => {
     const ctx = contextFor({ sanitizesIds: true });
-    await expectViolation(ctx, hostileIdChecks, 'ids that differ only in special characters');
+    await expectViolation(ctx, hostileIdSpec.checks, 'ids that differ only in special characters');
   });
 
   it('a store that makes five round trips per append fails the perf gate, by count, not by time', async () => {
     const ctx = contextFor({ chatty: true });
-    await expectViolation(ctx, perfGateChecks, 'perf gate: every append of a run()');
+    await expectViolation(ctx, perfGateSpec.checks, 'perf gate: every append of a run()');
     // The same check passes the correct store.
     await expect(
-      check(perfGateChecks, 'perf gate: every append of a run()').run(contextFor({})),
+      check(perfGateSpec.checks, 'perf gate: every append of a run()').run(contextFor({})),
     ).resolves.toBeUndefined();
   });
 
   it('retention that deletes a session holding a live lease', async () => {
     const ctx = contextFor({ retentionIgnoresLease: true });
-    await expectViolation(ctx, retentionChecks, 'deleteIdleSessions removes idle sessions whole');
+    await expectViolation(ctx, retentionSpec.checks, 'deleteIdleSessions removes idle sessions whole');
   });
 
   it('retention that leaves the session row behind its deleted messages', async () => {
     const ctx = contextFor({ retentionLeavesSession: true });
-    await expectViolation(ctx, retentionChecks, 'deleteIdleSessions removes idle sessions whole');
+    await expectViolation(ctx, retentionSpec.checks, 'deleteIdleSessions removes idle sessions whole');
   });
 
   it('a long session loaded out of order', async () => {
     const { store, capabilities } = tableStore({ flaws: { reorders: true } });
     const target = { name: 'broken', createStore: () => store, capabilities, longSessionMessages: 2_000 };
-    await expectViolation({ store, capabilities, target }, longSessionChecks, 'a long session loads whole');
-  });
-});
-
-describe('broken stores on a real database (node:sqlite file), through their target modules', () => {
-  const fixture = (flaw: SplitFlaw) => join(import.meta.dirname, 'fixtures', `${flaw}-store.ts`);
-  const opened: CheckContext[] = [];
-  afterAll(async () => {
-    for (const ctx of opened.splice(0)) await ctx.store.close();
-  });
-  async function open(flaw: SplitFlaw): Promise<CheckContext> {
-    const target = await openTargetModule(fixture(flaw));
-    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
-    opened.push(ctx);
-    return ctx;
-  }
-  const notAtomic = /append is not atomic: its messages and its head move are separate writes/;
-
-  it.each(['split-null', 'split-head'] as const)(
-    '%s: a second store instance and the raw reader see messages beyond the head while it appends',
-    async (flaw) => {
-      const ctx = await open(flaw);
-      const observed = check(atomicityObservedChecks, 'while one store appends');
-      await expect(observed.run(ctx)).rejects.toThrow(notAtomic);
-      // This store's load reads every row after afterSeq, so a second instance sees them too.
-      await expect(observed.run({ ...ctx, capabilities: {} })).rejects.toThrow(
-        /a second store instance loaded .* with headSeq \d+ and \d+ messages — messages beyond the head: the append is not atomic/,
-      );
-    },
-  );
-
-  it.each(['split-null', 'split-head'] as const)(
-    '%s: SIGKILLed in a child process between its two statements, it leaves rows beyond the head',
-    { timeout: 240_000 },
-    async (flaw) => {
-      const ctx = await open(flaw);
-      const tier = check(processTierChecks, 'process tier: 16 child processes SIGKILLed inside appends');
-      await expect(tier.run(ctx)).rejects.toThrow(
-        /after a SIGKILL on event-loop turn 1 inside append #1 \(expectedSeq 0\) after 0 acknowledged appends, the crash left \d+ message rows beyond the head 0 \(no session row at all\)/,
-      );
-      // Without a raw reader the next append at the head is what fails, named for the same cause,
-      // whichever actualSeq the store reports.
-      const error = await tier.run({ ...ctx, capabilities: {} }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ConformanceViolation);
-      expect((error as Error).message).toMatch(
-        /an append at the loaded head \d+ fails with SeqConflictError \(actualSeq (null|\d+)\): the crash left the session unwritable/,
-      );
-      expect((error as Error).message).toMatch(notAtomic);
-    },
-  );
-
-  it('split-head: a loser of the race reports the head it refused, named as the non-atomic write it is', async () => {
-    const ctx = await open('split-head');
-    await expect(
-      check(concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq').run(ctx),
-    ).rejects.toThrow(
-      /SeqConflictError says the head is 2, which is the expectedSeq it refused — the append is not atomic/,
+    await expectViolation(
+      { store, capabilities, target },
+      longSessionSpec.checks,
+      'a long session loads whole',
     );
-  });
-
-  it('no-seq-check: concurrent writers all commit, and the message says why', async () => {
-    const ctx = await open('no-seq-check');
-    await expect(
-      check(concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq').run(ctx),
-    ).rejects.toThrow(/8 committed .* the store does not check expectedSeq against the stored head/);
-    await expectViolation(ctx, atomicityChecks, 'a seq conflict writes nothing');
-  });
-
-  it('no-snapshot: a store that validates the live input, then serialises it again, keeps values it never validated', async () => {
-    const ctx = await open('no-snapshot');
-    const shifting = check(boundaryChecks, 'input that answers differently on each read');
-    // It stored the later read: a lone surrogate, which SQLite's UTF-8 turned into U+FFFD.
-    await expect(shifting.run(ctx)).rejects.toThrow(
-      /append with a content getter that answers a valid string once, then a lone surrogate: load returns .*a lone surrogate read later .*, not the value that was read and validated, .* — the store validated the caller's live objects and then read them again to store them; validate and store one copy \(snapshotInput from @agentstore\/core\/store\)/,
-    );
-    // The correct store it was copied from reads once, and passes.
-    const target = await openTargetModule(
-      join(import.meta.dirname, '../../docs/examples/custom-store/conformance-target.ts'),
-    );
-    const good = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
-    opened.push(good);
-    await shifting.run(good);
-  });
-
-  /** A flawed store in this process, on its own database file (no module: in-process checks only). */
-  async function inProcess(flaw: SplitFlaw): Promise<CheckContext> {
-    const target = splitTarget({ flaw });
-    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
-    opened.push(ctx);
-    return ctx;
-  }
-  /** The correct example store, for proving a new check passes what it should. */
-  async function correctStore(): Promise<CheckContext> {
-    const target = await openTargetModule(
-      join(import.meta.dirname, '../../docs/examples/custom-store/conformance-target.ts'),
-    );
-    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
-    opened.push(ctx);
-    return ctx;
-  }
-
-  it('fence-live-only: a stale epoch writes once its successor released the lease or let it lapse', async () => {
-    const fenced = check(leaseChecks, 'a fenced epoch stays fenced once its successor released');
-    await expect(fenced.run(await inProcess('fence-live-only'))).rejects.toThrow(
-      /after its successor released the lease: the store accepted it .* it compares the lease only while a live lease is stored/,
-    );
-    await fenced.run(await correctStore());
-  });
-
-  it.each([
-    ['owner-ci', /owner ids were compared loosely, case-insensitively \("ALICE" for "alice"\)/],
-    ['owner-pad-space', /owner ids were compared loosely, ignoring trailing spaces \(a trailing space\)/],
-  ] as const)('%s: an owner variant leases another owner’s session', async (flaw, cause) => {
-    const ctx = await inProcess(flaw);
-    const exact = check(leaseChecks, 'owner and tenant are compared exactly');
-    await expect(exact.run(ctx)).rejects.toThrow(cause);
-    await expect(exact.run(ctx)).rejects.toThrow(
-      /expected SessionAccessDeniedError, but the lease was granted/,
-    );
-    await exact.run(await correctStore());
-  });
-
-  it('owner-ci: under a live lease the access check names the case-insensitive compare, not "busy"', async () => {
-    const ctx = await inProcess('owner-ci');
-    await expect(check(leaseChecks, 'a different owner or tenant is denied').run(ctx)).rejects.toThrow(
-      /expected SessionAccessDeniedError, got SessionBusyError .*: the caller passed the owner check and was stopped only by the live lease — owner ids were compared case-insensitively/,
-    );
-  });
-
-  it.each([
-    ['owner-pad-space', /the filter compared ids loosely, ignoring trailing spaces/],
-    ['list-filter-ci', /the filter compared ids loosely, case-insensitively \("ALICE" for "alice"\)/],
-    ['owner-ci', /the filter compared ids loosely, case-insensitively \("ALICE" for "alice"\)/],
-  ] as const)(
-    '%s: a listSessions filter with a variant id lists the original’s sessions',
-    async (flaw, cause) => {
-      const filters = check(isolationChecks, 'listSessions filters compare exactly');
-      await expect(filters.run(await inProcess(flaw))).rejects.toThrow(cause);
-      await filters.run(await correctStore());
-    },
-  );
-
-  it.each(['stale-cache', 'write-behind'] as const)(
-    '%s: an acknowledged append is not seen by a load on another instance',
-    async (flaw) => {
-      const acks = check(
-        appendLoadChecks,
-        'once an append is acknowledged, a load on another store instance',
-      );
-      await expect(acks.run(await inProcess(flaw))).rejects.toThrow(
-        /instance A appended, instance B loaded: the append was acknowledged with headSeq 3, but the other instance's load returned headSeq 1 .* an acknowledged write was not visible/,
-      );
-      await acks.run(await correctStore());
-    },
-  );
-
-  it('nul-refused: a store that refuses U+0000 fails a tool output holding one, named for it', async () => {
-    const nul = check(appendLoadChecks, 'U+0000 inside message content');
-    await expect(nul.run(await inProcess('nul-refused'))).rejects.toThrow(
-      /failed with Error \(code 22021\): invalid byte sequence .* the store refuses a character the boundary accepts/,
-    );
-    await nul.run(await correctStore());
-  });
-
-  it('nul-cut: a store whose driver reads content only up to U+0000 is told so', async () => {
-    await expect(
-      check(appendLoadChecks, 'U+0000 inside message content').run(await inProcess('nul-cut')),
-    ).rejects.toThrow(
-      /message #1's content "user text with a NUL \\u0000 inside" came back cut off at its first U\+0000 as "user text with a NUL " — the store or its driver reads text as a C string/,
-    );
-  });
-
-  it('nul-id-cut: a store whose driver reads message ids only up to U+0000 is told so', async () => {
-    const nul = check(appendLoadChecks, 'U+0000 inside message content');
-    await expect(nul.run(await inProcess('nul-id-cut'))).rejects.toThrow(
-      /message #1's id "conformance-nul-id-[0-9a-f-]+\\u0000tail" came back cut off at its first U\+0000 as "conformance-nul-id-[0-9a-f-]+" — the store or its driver reads the id column as a C string/,
-    );
-    await nul.run(await correctStore());
-  });
-
-  it('proto-assign: a store that decodes JSON by assignment loses an own "__proto__" key to the prototype', async () => {
-    const proto = check(appendLoadChecks, 'an own "__proto__" key');
-    await expect(proto.run(await inProcess('proto-assign'))).rejects.toThrow(
-      /toolCalls\[0\]\.input: an own "__proto__" key came back as \{"a":1\} \(own keys \["a"\], inherits "polluted": true\) — the store decodes JSON into objects by assignment/,
-    );
-    await proto.run(await correctStore());
-  });
-
-  it('retention-client-clock: a sweep by a client whose clock runs ahead deletes a leased session', async () => {
-    const skewed = check(retentionChecks, 'deleteIdleSessions run by a client whose clock is ahead');
-    await expect(skewed.run(await inProcess('retention-client-clock'))).rejects.toThrow(
-      /called by a client whose clock runs 40000 ms ahead, deleted .*, which holds a live 30000 ms lease — the store judges lease liveness by the caller's clock/,
-    );
-    await skewed.run(await correctStore());
-  });
-
-  it('check-outside-txn: passes every in-process concurrency check, and fails when processes race', {
-    timeout: 240_000,
-  }, async () => {
-    const ctx = await open('check-outside-txn');
-    // One process with a synchronous driver never interleaves the check and the write …
-    await check(concurrencyChecks, 'of 8 concurrent appends with the same expectedSeq').run(ctx);
-    await check(concurrencyChecks, 'writers that retry on SeqConflictError').run(ctx);
-    // … three processes do.
-    await expect(
-      check(processTierChecks, 'process tier: 3 processes appending to one session at once').run(ctx),
-    ).rejects.toThrow(
-      /120 appends acknowledged by 3 processes racing on one session: \d+ seqs were each acknowledged to more than one append .* appends with the same expectedSeq both committed: the store checks the head \(or the lease\) and writes in separate steps/,
-    );
-  });
-
-  it('the correct node:sqlite store passes the observer and the process tier', {
-    timeout: 240_000,
-  }, async () => {
-    const target = await openTargetModule(
-      join(import.meta.dirname, '../../docs/examples/custom-store/conformance-target.ts'),
-    );
-    const ctx = { store: await target.createStore(), target, capabilities: target.capabilities ?? {} };
-    opened.push(ctx);
-    await check(atomicityObservedChecks, 'while one store appends').run(ctx);
-    for (const tier of processTierChecks) await tier.run(ctx);
   });
 });

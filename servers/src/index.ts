@@ -10,3 +10,4 @@ export * from './pgbouncer.ts';
 export * from './postgres.ts';
 export * from './process-tools.ts';
 export * from './redis.ts';
+export * from './redis-cluster.ts';

@@ -1,34 +1,17 @@
 // The consumer test: the published packages as a user installs them. Packs every published
-// package with `pnpm pack`, installs the tarballs with npm into a scratch app outside the
+// package as `pnpm run pack` does (and checks the install line it prints), installs the tarballs with npm into a scratch app outside the
 // workspace, type-checks the app with `strict` and `skipLibCheck: false` (public types must not
 // need a devDependency), runs a durable crash-and-resume on SQLite with a real SIGKILL between
 // write #1 and write #2, tortures the installed SQLite target with `agentstore-torture`, and runs
-// every bin (under an older Node, when one is installed, they must refuse with what to install). Needs `pnpm run build` first; `pnpm run test:consumer`.
+// every bin (under an older Node, when one is installed, they and the SQLite adapter must refuse
+// with what to install). Needs `pnpm run build` first; `pnpm run test:consumer`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { publishedPackages, repo, sh as run } from './packages.ts';
 
-const repo = resolve(import.meta.dirname, '../..');
 const keep = process.argv.includes('--keep');
-
-interface Manifest {
-  name: string;
-  private?: boolean;
-  exports?: Record<string, unknown>;
-  bin?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-}
 
 const step = (what: string) => process.stdout.write(`consumer-test: ${what}\n`);
 
@@ -38,31 +21,11 @@ function fail(what: string, detail = ''): never {
 }
 
 function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  const result = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) {
-    fail(
-      `${cmd} ${args.join(' ')} (in ${cwd}) exited ${result.status ?? result.signal}`,
-      `${result.stdout}\n${result.stderr}`,
-    );
+  try {
+    return run(cmd, args, cwd, env);
+  } catch (error) {
+    fail((error as Error).message);
   }
-  return result.stdout;
-}
-
-/** Every package of the workspace that is published: packages/*, the kit, the servers and tools/*, not private. */
-function publishedPackages(): { dir: string; manifest: Manifest }[] {
-  const dirs = [
-    ...readdirSync(join(repo, 'packages')).map((d) => join(repo, 'packages', d)),
-    join(repo, 'conformance'),
-    join(repo, 'servers'),
-    ...readdirSync(join(repo, 'tools')).map((d) => join(repo, 'tools', d)),
-  ];
-  return dirs
-    .filter((dir) => existsSync(join(dir, 'package.json')))
-    .map((dir) => ({
-      dir,
-      manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest,
-    }))
-    .filter(({ manifest }) => manifest.private !== true);
 }
 
 const work = mkdtempSync(join(tmpdir(), 'agentstore-consumer-'));
@@ -71,17 +34,25 @@ const tarballs = join(work, 'tarballs');
 mkdirSync(tarballs);
 try {
   const packages = publishedPackages();
-  for (const { dir, manifest } of packages) {
-    if (!existsSync(join(dir, 'dist'))) fail(`${manifest.name} has no dist/: run \`pnpm run build\` first`);
-  }
-  step(`packing ${packages.map((p) => p.manifest.name).join(', ')}`);
-  const tarballOf = new Map<string, string>();
-  for (const { dir, manifest } of packages) {
-    const before = new Set(readdirSync(tarballs));
-    sh('pnpm', ['pack', '--pack-destination', tarballs], dir);
-    const made = readdirSync(tarballs).filter((f) => !before.has(f));
-    if (made.length !== 1) fail(`pnpm pack of ${manifest.name} made ${made.length} tarballs`);
-    tarballOf.set(manifest.name, join(tarballs, made[0]!));
+  // Through the documented install path (`pnpm run pack`, less its build): what it prints is what
+  // a user installs, so the tarballs come from its listing and its npm install line must name them.
+  step(`pnpm run pack: ${packages.map((p) => p.manifest.name).join(', ')}`);
+  const printed = sh(process.execPath, [join(import.meta.dirname, 'pack.ts'), '--out', tarballs], repo);
+  const tarballOf = new Map(
+    [...printed.matchAll(/^ {2}(@agentstore\/\S+) {2}(\S+\.tgz)$/gm)].map(([, name, file]) => [
+      name!,
+      join(tarballs, file!),
+    ]),
+  );
+  const everything = /^Everything:\n {2}npm install (.+)$/m.exec(printed)?.[1]?.split(' ') ?? [];
+  const unlisted = packages.filter(
+    ({ manifest }) => !everything.includes(tarballOf.get(manifest.name) ?? '?'),
+  );
+  if (unlisted.length > 0) {
+    fail(
+      `pnpm run pack did not print an install line with ${unlisted.map((p) => p.manifest.name).join(', ')}`,
+      printed,
+    );
   }
 
   cpSync(join(import.meta.dirname, 'app'), app, { recursive: true });
@@ -203,6 +174,29 @@ try {
           result.stdout + result.stderr,
         );
       }
+    }
+    // better-sqlite3 13 segfaults there when a database is opened: the entry must refuse first.
+    step(`@agentstore/sqlite refuses Node ${oldVersion} with a typed error instead of crashing`);
+    const opened = spawnSync(
+      oldNode,
+      [
+        '--input-type=module',
+        '-e',
+        `import('@agentstore/sqlite').then(({ sqliteStore }) => sqliteStore({ path: ${JSON.stringify(join(work, 'old-node.db'))} }))
+          .then(() => console.log('opened'), (e) => console.log(e.code + ' ' + e.message))`,
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
+    if (
+      opened.status !== 0 ||
+      !opened.stdout.startsWith(
+        `STORE_CONFIGURATION @agentstore/sqlite: needs Node.js >= 22.12, but this is Node.js ${oldVersion}`,
+      )
+    ) {
+      fail(
+        `importing @agentstore/sqlite under Node ${oldVersion} ended with ${opened.status ?? opened.signal}`,
+        opened.stdout + opened.stderr,
+      );
     }
   } else {
     step(

@@ -4,7 +4,7 @@
 // chosen fraction of an append's measured duration.
 import { writeSync } from 'node:fs';
 import { type AgentStore, run } from '@agentstore/core';
-import { openToolTarget, scriptedLlm } from '@agentstore/core/testing';
+import { openTargetModule, scriptedLlm } from '@agentstore/core/testing';
 import { batchMessages } from '../batches.ts';
 import { sessionInit } from '../fixtures.ts';
 import { PROCESS_SCRIPT, PROCESS_USER_MESSAGE_ID, processAgent } from './agent.ts';
@@ -123,8 +123,10 @@ async function runAgent(store: AgentStore, config: ChildConfig): Promise<string>
 }
 
 async function main(config: ChildConfig): Promise<number> {
-  // Opened as a tool opens it, so a child that ends on its own (race mode) closes what the target opened.
-  const target = await openToolTarget(config.module, config.options);
+  const target = await openTargetModule(config.module, config.options);
+  // Whatever the target opened besides its stores (a pool for its raw reader, a server) is closed
+  // by its `close`, when it declares one — an OpenTestTarget or a plain target alike.
+  const close = (target as { close?: unknown }).close;
   const store = await target.createStore();
   report({ t: 'ready', pid: process.pid });
   try {
@@ -146,9 +148,11 @@ async function main(config: ChildConfig): Promise<number> {
     try {
       await (target.destroyStore ? target.destroyStore(store) : store.close());
     } finally {
-      await target.close();
+      if (typeof close === 'function') await close.call(target);
     }
   }
 }
 
-process.exitCode = await main(JSON.parse(process.argv[2] ?? '{}') as ChildConfig);
+// The child ends itself once its work is reported: a handle the target keeps open and does not
+// close (a pool, a timer) must not keep it alive until the parent's backstop kills it.
+process.exit(await main(JSON.parse(process.argv[2] ?? '{}') as ChildConfig));

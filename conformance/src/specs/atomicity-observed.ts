@@ -1,9 +1,9 @@
 import type { AgentStore, LoadResult } from '@agentstore/core';
 import { NOT_ATOMIC_CAUSE, violation } from '../assertions.ts';
 import { batchFault, batchMessages } from '../batches.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, sessionInit } from '../fixtures.ts';
-import type { ConformanceTarget, RawReader } from '../target.ts';
+import type { RawReader } from '../target.ts';
 
 const BATCHES = 240;
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -51,7 +51,7 @@ async function checkRaw(raw: RawReader, sessionId: string): Promise<void> {
   if (fault) violation(`the raw reader saw part of an append: ${fault} — ${NOT_ATOMIC_CAUSE}`);
 }
 
-export const atomicityObservedChecks: ConformanceCheck[] = [
+const atomicityObservedChecks: ConformanceCheck[] = [
   {
     name: `while one store appends ${BATCHES} batches of 2–8 messages, a second store instance and the raw reader never see part of one, a message beyond the head or a head beyond the messages`,
     timeoutMs: 180_000,
@@ -113,8 +113,3 @@ export const atomicityObservedSpec: ConformanceSpec = {
   title: 'atomicity seen from outside',
   checks: atomicityObservedChecks,
 };
-
-/** Atomicity seen from outside: readers racing a writer never see part of an append. */
-export function describeAtomicityObserved(target: ConformanceTarget): void {
-  describeSpec(target, atomicityObservedSpec);
-}

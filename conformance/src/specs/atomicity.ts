@@ -5,11 +5,10 @@ import {
   expectStoreError,
   snapshot,
 } from '../assertions.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, messageOfBytes, messages, seedSession, sessionInit } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
-export const atomicityChecks: ConformanceCheck[] = [
+const atomicityChecks: ConformanceCheck[] = [
   {
     name: 'an over-limit message as the last of five writes nothing (existing session)',
     async run(ctx) {
@@ -136,8 +135,3 @@ export const atomicityChecks: ConformanceCheck[] = [
 ];
 
 export const atomicitySpec: ConformanceSpec = { title: 'atomicity', checks: atomicityChecks };
-
-/** Atomicity: a failed append leaves nothing of itself, seen through load and the raw reader. */
-export function describeAtomicity(target: ConformanceTarget): void {
-  describeSpec(target, atomicitySpec);
-}

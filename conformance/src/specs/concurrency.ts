@@ -8,9 +8,9 @@ import {
   preview,
   violation,
 } from '../assertions.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { asRecords, freshId, messages, seedSession, sessionInit } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
+import { lostRaceMessage } from '../race-causes.ts';
 
 const WRITERS = 8;
 
@@ -48,7 +48,7 @@ async function race(ctx: CheckContext, sessionId: string, expectedSeq: number, s
       actualSeq?: unknown;
     };
     if (error?.code !== 'SEQ_CONFLICT') {
-      violation(`writer ${writer} lost the race with ${preview(String(error))}; expected SeqConflictError`);
+      violation(lostRaceMessage(`writer ${writer}, which lost the race,`, error));
     }
     assertEqual(error.sessionId, sessionId, `writer ${writer}: SeqConflictError.sessionId`);
     assertEqual(error.expectedSeq, expectedSeq, `writer ${writer}: SeqConflictError.expectedSeq`);
@@ -67,7 +67,7 @@ async function race(ctx: CheckContext, sessionId: string, expectedSeq: number, s
   );
 }
 
-export const concurrencyChecks: ConformanceCheck[] = [
+const concurrencyChecks: ConformanceCheck[] = [
   {
     name: `of ${WRITERS} concurrent first appends to a new session exactly one commits`,
     async run(ctx) {
@@ -103,7 +103,9 @@ export const concurrencyChecks: ConformanceCheck[] = [
                 written[writer]!.push(next[0]!.id);
                 break;
               } catch (error) {
-                if ((error as { code?: unknown }).code !== 'SEQ_CONFLICT') throw error;
+                if ((error as { code?: unknown }).code !== 'SEQ_CONFLICT') {
+                  violation(lostRaceMessage(`writer ${writer}'s append at the loaded head ${head}`, error));
+                }
               }
             }
           }
@@ -128,8 +130,3 @@ export const concurrencySpec: ConformanceSpec = {
   title: 'optimistic concurrency',
   checks: concurrencyChecks,
 };
-
-/** Optimistic concurrency: one winner per expectedSeq, typed conflicts, contiguous seqs. */
-export function describeConcurrency(target: ConformanceTarget): void {
-  describeSpec(target, concurrencySpec);
-}

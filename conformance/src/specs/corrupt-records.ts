@@ -1,9 +1,8 @@
 import { assertFacts, expectStoreError } from '../assertions.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, seedSession } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
-export const corruptRecordChecks: ConformanceCheck[] = [
+const corruptRecordChecks: ConformanceCheck[] = [
   {
     name: 'load of a session with an undecodable message throws CorruptRecordError naming the session and seq',
     requires: ['corrupt'],
@@ -32,8 +31,3 @@ export const corruptRecordChecks: ConformanceCheck[] = [
 ];
 
 export const corruptRecordSpec: ConformanceSpec = { title: 'corrupt records', checks: corruptRecordChecks };
-
-/** Corrupt records: an undecodable row is reported, never skipped and never a crash. */
-export function describeCorruptRecords(target: ConformanceTarget): void {
-  describeSpec(target, corruptRecordSpec);
-}

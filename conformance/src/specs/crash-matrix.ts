@@ -1,9 +1,8 @@
 import { type AgentStore, defineAgent, type RunResult, run, tool } from '@agentstore/core';
 import { type FaultPlan, faultyStore, type ScriptStep, scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview, violation } from '../assertions.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, jsonInput, sleep } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 /**
  * The lease a crashed run leaves behind: short, so resumes wait little, yet long enough that the
@@ -252,7 +251,7 @@ async function countAppends(ctx: CheckContext): Promise<number> {
   return counting.calls.append;
 }
 
-export const crashMatrixChecks: ConformanceCheck[] = [
+const crashMatrixChecks: ConformanceCheck[] = [
   {
     name: 'crash matrix: a clean run of the scripted agent keeps every invariant',
     requires: ['durable'],
@@ -318,8 +317,3 @@ export const crashMatrixChecks: ConformanceCheck[] = [
 ];
 
 export const crashMatrixSpec: ConformanceSpec = { title: 'crash matrix', checks: crashMatrixChecks };
-
-/** The crash matrix: the run loop on this store survives a crash at every write boundary. */
-export function describeCrashMatrix(target: ConformanceTarget): void {
-  describeSpec(target, crashMatrixSpec);
-}

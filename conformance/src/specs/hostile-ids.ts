@@ -1,10 +1,9 @@
 import type { JsonValue, NewMessage } from '@agentstore/core';
 import { utf8ByteLength } from '@agentstore/core/store';
 import { assert, assertEqual, assertMessages, expectStoreError, preview, violation } from '../assertions.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { appendInChunks, asRecords, message, plainId, sessionInit } from '../fixtures.ts';
 import { LONE_SURROGATES, REPLACEMENT_TWIN } from '../hostile-values.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 /** Text that breaks naive SQL, LIKE patterns, Redis keys and hash tags, Lua, JSON paths and file paths. */
 export const HOSTILE_TEXTS: readonly string[] = [
@@ -51,7 +50,7 @@ function maxLengthIds(): string[] {
   return ids;
 }
 
-export const hostileIdChecks: ConformanceCheck[] = [
+const hostileIdChecks: ConformanceCheck[] = [
   {
     name: 'hostile and 1,024-byte session ids are stored and read back verbatim',
     timeoutMs: 60_000,
@@ -247,8 +246,3 @@ export const hostileIdChecks: ConformanceCheck[] = [
 ];
 
 export const hostileIdSpec: ConformanceSpec = { title: 'hostile identifiers', checks: hostileIdChecks };
-
-/** Hostile identifiers: any string is a value, never syntax, and distinct ids stay distinct. */
-export function describeHostileIds(target: ConformanceTarget): void {
-  describeSpec(target, hostileIdSpec);
-}

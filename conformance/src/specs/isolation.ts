@@ -1,10 +1,9 @@
 import type { AgentStore, ListSessionsInput, SessionRecord } from '@agentstore/core';
 import { compareSessionIds } from '@agentstore/core/store';
 import { assert, assertEqual, assertMessages, preview, snapshot, violation } from '../assertions.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { asRecords, freshId, message, messages, plainId, seedSession, sessionInit } from '../fixtures.ts';
-import { looseBase, looseVariants } from '../hostile-values.ts';
-import type { ConformanceTarget } from '../target.ts';
+import { EXACT_COMPARE, looseBase, looseVariants } from '../hostile-values.ts';
 
 /** Every page of a listing, following `nextCursor`, with the page sizes seen. */
 async function listAll(store: AgentStore, input: Omit<ListSessionsInput, 'cursor'>) {
@@ -24,7 +23,7 @@ async function listAll(store: AgentStore, input: Omit<ListSessionsInput, 'cursor
 
 const sortedIds = (ids: string[]) => [...ids].sort(compareSessionIds);
 
-export const isolationChecks: ConformanceCheck[] = [
+const isolationChecks: ConformanceCheck[] = [
   {
     name: 'sessions never see each other’s messages, even with the same message ids',
     async run({ store }) {
@@ -135,7 +134,7 @@ export const isolationChecks: ConformanceCheck[] = [
           const { sessions } = await listAll(store, { [field]: variant.value, limit: 100 });
           if (sessions.some((s) => s.id === id)) {
             violation(
-              `listSessions({ ${field}: ${preview(variant.value)} }) returned session ${id}, whose ${field} is ${preview(base)}: the filter compared ids loosely, ${variant.how} — so a caller listing its own sessions sees another owner's or tenant's. Filter with exact comparison (a binary collation; never trimmed, case-folded, accent-folded or normalized)`,
+              `listSessions({ ${field}: ${preview(variant.value)} }) returned session ${id}, whose ${field} is ${preview(base)}: the filter compared ids loosely, ${variant.how} — so a caller listing its own sessions sees another owner's or tenant's. Filters must ${EXACT_COMPARE}`,
             );
           }
         }
@@ -233,8 +232,3 @@ export const isolationChecks: ConformanceCheck[] = [
 ];
 
 export const isolationSpec: ConformanceSpec = { title: 'isolation', checks: isolationChecks };
-
-/** Isolation: sessions, owners and tenants do not see or touch each other. */
-export function describeIsolation(target: ConformanceTarget): void {
-  describeSpec(target, isolationSpec);
-}

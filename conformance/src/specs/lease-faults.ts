@@ -1,9 +1,8 @@
 import { type AgentStore, defineAgent, isAgentStoreError, type RunResult, run, tool } from '@agentstore/core';
 import { type RenewFault, renewFaults, scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview, violation } from '../assertions.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, jsonInput, sleep } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 /**
  * The lease under injected faults, through `run()`: the store and core together must never let
@@ -167,7 +166,7 @@ function countingAcquires(store: AgentStore) {
   };
 }
 
-export const leaseFaultChecks: ConformanceCheck[] = [
+const leaseFaultChecks: ConformanceCheck[] = [
   {
     name: 'a holder whose renewals hang (partitioned) is aborted before anyone can take over: one effect per call',
     requires: ['durable'],
@@ -243,8 +242,3 @@ export const leaseFaultChecks: ConformanceCheck[] = [
 ];
 
 export const leaseFaultSpec: ConformanceSpec = { title: 'leases under faults', checks: leaseFaultChecks };
-
-/** Leases under injected faults: hung and failing renewals, queued waiters after a release. */
-export function describeLeaseFaults(target: ConformanceTarget): void {
-  describeSpec(target, leaseFaultSpec);
-}

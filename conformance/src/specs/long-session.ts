@@ -1,8 +1,7 @@
 import type { NewMessage } from '@agentstore/core';
 import { assert, assertEqual } from '../assertions.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { appendInChunks, freshId, sessionInit } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 /** Messages in the long session unless the target declares `longSessionMessages`. */
 export const DEFAULT_LONG_SESSION_MESSAGES = 20_000;
@@ -18,7 +17,7 @@ const longMessages = (count: number): NewMessage[] => {
   }));
 };
 
-export const longSessionChecks: ConformanceCheck[] = [
+const longSessionChecks: ConformanceCheck[] = [
   {
     name: 'a long session loads whole and in seq order, from the start and from afterSeq, and matches the raw reader',
     timeoutMs: 300_000,
@@ -65,8 +64,3 @@ export const longSessionChecks: ConformanceCheck[] = [
 ];
 
 export const longSessionSpec: ConformanceSpec = { title: 'long sessions', checks: longSessionChecks };
-
-/** Long sessions: tens of thousands of messages load complete, ordered, consistent with the backend. */
-export function describeLongSessions(target: ConformanceTarget): void {
-  describeSpec(target, longSessionSpec);
-}

@@ -2,9 +2,9 @@ import { type AgentStore, defineAgent, type JsonValue, type NewMessage, run, too
 import { messageByteLength } from '@agentstore/core/store';
 import { scriptedLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual } from '../assertions.ts';
-import { type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { appendInChunks, freshId, sessionInit, messages as someMessages } from '../fixtures.ts';
-import type { ConformanceTarget, OpenTestTarget } from '../target.ts';
+import type { OpenTestTarget } from '../target.ts';
 
 // The perf gate CI runs: deterministic counts of what a tool step costs the store (commits,
 // store calls, bytes written), never a time. Time ratios to the floor are judged by the explicit
@@ -126,7 +126,7 @@ async function seedHistory(store: AgentStore, sessionId: string, count: number):
   return count / 2;
 }
 
-export const perfGateChecks: ConformanceCheck[] = [
+const perfGateChecks: ConformanceCheck[] = [
   {
     name: 'perf gate: a tool step through run() costs exactly two commits; a run, one lease grant and one load',
     requires: ['durable'],
@@ -218,8 +218,3 @@ export const perfGateChecks: ConformanceCheck[] = [
 ];
 
 export const perfGateSpec: ConformanceSpec = { title: 'perf gate', checks: perfGateChecks };
-
-/** Perf gate: what a tool step costs the store, counted: commits, calls and bytes per step, independent of history. */
-export function describePerfGate(target: ConformanceTarget): void {
-  describeSpec(target, perfGateSpec);
-}

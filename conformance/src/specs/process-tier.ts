@@ -2,7 +2,7 @@ import { type AgentStore, foldSession, type MessageRecord, run } from '@agentsto
 import { scriptedLlm } from '@agentstore/core/testing';
 import { assertContiguous, NOT_ATOMIC_CAUSE, preview, violation } from '../assertions.ts';
 import { batchFault } from '../batches.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, message, sessionInit } from '../fixtures.ts';
 import {
   PROCESS_FINAL_TEXT,
@@ -12,7 +12,8 @@ import {
 } from '../process/agent.ts';
 import type { ChildConfig, ChildLine } from '../process/protocol.ts';
 import { type ChildRun, runChild } from '../process/spawn-child.ts';
-import type { ConformanceTarget } from '../target.ts';
+import { isUniqueKeyError, UNIQUE_RACE_CAUSE } from '../race-causes.ts';
+import { assertRaceOutcome } from './process-race-outcome.ts';
 
 /**
  * How each append trial's child dies: on event-loop turn 1 of an append (after 0–2 acknowledged
@@ -41,8 +42,6 @@ const RESUME_TTL_MS = 10_000;
 /** Processes racing appends on one session, and how many each must have acknowledged. */
 const RACE_WRITERS = 3;
 const RACE_APPENDS = 40;
-const RACE_CAUSE =
-  "the store checks the head (or the lease) and writes in separate steps, so another process's append lands between one's check and its write. Within one process a synchronous driver never interleaves them, so only several processes show it. Check and write in one transaction that holds the row from the read (BEGIN IMMEDIATE, SELECT … FOR UPDATE, or an UPDATE … WHERE head_seq = expectedSeq whose row count decides), or in one conditional request";
 
 const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
 
@@ -64,8 +63,9 @@ async function childFor(
   }
   const failed = child.lines.find((line) => line.t === 'error');
   if (failed?.t === 'error') {
+    const reported = { code: failed.code, message: failed.message.split('\n')[0] ?? '' };
     violation(
-      `in a child process, ${config.mode === 'run' ? 'run()' : 'an append'} failed before any kill: ${failed.code ?? 'error'}: ${failed.message}`,
+      `in a child process, ${config.mode === 'run' ? 'run()' : 'an append'} failed before any kill: ${failed.code ?? 'error'}: ${reported.message}${isUniqueKeyError(reported) ? ` — ${UNIQUE_RACE_CAUSE}` : ''}`,
     );
   }
   return child;
@@ -119,52 +119,6 @@ async function settle(ctx: CheckContext, sessionId: string): Promise<void> {
 async function releaseDeadLease(ctx: CheckContext, sessionId: string): Promise<void> {
   const lease = (await ctx.store.load(sessionId))?.session.lease;
   if (lease) await ctx.store.releaseLease(sessionId, { holder: lease.holder, epoch: lease.epoch });
-}
-
-/** Every id in `ids` that occurs more than once, with its count. */
-function repeated(ids: readonly (string | number)[]): [string | number, number][] {
-  const counts = new Map<string | number, number>();
-  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
-  return [...counts].filter(([, n]) => n > 1);
-}
-
-/**
- * After several processes raced appends on one session (none killed): each acknowledged append
- * at its own seq, each acknowledged message stored once, one row per seq, the head at the count.
- */
-async function assertRaceOutcome(ctx: CheckContext, sessionId: string, children: ChildRun[]): Promise<void> {
-  const acks = children.flatMap((child) => child.lines.flatMap((line) => (line.t === 'ack' ? [line] : [])));
-  const total = acks.length;
-  const what = `${total} appends acknowledged by ${children.length} processes racing on one session`;
-  const sameSeq = repeated(acks.map((ack) => ack.headSeq));
-  if (sameSeq.length > 0) {
-    violation(
-      `${what}: ${sameSeq.length} seqs were each acknowledged to more than one append (seq ${sameSeq[0]![0]}: ${sameSeq[0]![1]} appends) — appends with the same expectedSeq both committed: ${RACE_CAUSE}`,
-    );
-  }
-  const raw = ctx.capabilities.raw;
-  if (raw) {
-    const doubled = repeated((await raw.messages(sessionId)).map((row) => row.seq));
-    if (doubled.length > 0) {
-      violation(
-        `${what}: the raw reader finds ${doubled.length} seqs held by more than one message row (seq ${doubled[0]![0]}: ${doubled[0]![1]} rows) — ${RACE_CAUSE}`,
-      );
-    }
-  }
-  const loaded = await ctx.store.load(sessionId);
-  const head = loaded?.session.headSeq ?? 0;
-  if (head !== total) {
-    violation(
-      `${what}: the head is ${head}, not ${total} — acknowledged appends were written over: ${RACE_CAUSE}`,
-    );
-  }
-  const stored = (loaded?.messages ?? []).map((m) => m.id);
-  const lost = acks.flatMap((ack) => ack.ids).filter((id) => !stored.includes(id));
-  if (lost.length > 0)
-    violation(`${what}: ${lost.length} acknowledged messages are missing: ${preview(lost)}`);
-  const twice = repeated(stored);
-  if (twice.length > 0) violation(`${what}: messages stored more than once: ${preview(twice)}`);
-  await assertContiguous(ctx, sessionId, what);
 }
 
 /**
@@ -270,7 +224,7 @@ function assertRunOutcome(
   }
 }
 
-export const processTierChecks: ConformanceCheck[] = [
+const processTierChecks: ConformanceCheck[] = [
   {
     name: `process tier: ${RACE_WRITERS} processes appending to one session at once (reloading on SeqConflictError) leave every acknowledged message once, one row per seq and the head at the count acknowledged`,
     requires: ['process', 'durable'],
@@ -418,8 +372,3 @@ export const processTierSpec: ConformanceSpec = {
   title: 'process tier (SIGKILL)',
   checks: processTierChecks,
 };
-
-/** The process tier: real SIGKILLs of child processes that opened the target from its module. */
-export function describeProcessTier(target: ConformanceTarget): void {
-  describeSpec(target, processTierSpec);
-}

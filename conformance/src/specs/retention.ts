@@ -7,17 +7,42 @@ import {
   preview,
   violation,
 } from '../assertions.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, message, seedSession, sleep, withClockSkew } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 /** Waits until the clock has moved past `iso` (a few ms at most): timestamps before and after differ. */
 async function clockPast(iso: string): Promise<void> {
   while (new Date().toISOString() <= iso) await sleep(1);
 }
 
+/** Slack for a store whose clock stamps `updatedAt` a little behind this process's. */
+const CLOCK_SLACK_MS = 5_000;
+
+/**
+ * `deleteIdleSessions` has no filter: a sweep deletes every idle session of the store. So before
+ * each sweep the kit lists the store and refuses to sweep (deleting nothing) when a session it
+ * did not write could be swept — the kit never deletes data that is not its own.
+ */
+async function assertOnlyOwnIdle(ctx: CheckContext, idleBefore: string, mine: readonly string[]) {
+  const own = (id: string) => mine.includes(id) || ctx.ownSessions?.has(id) === true;
+  const cutoff = Date.parse(idleBefore) + CLOCK_SLACK_MS;
+  const foreign: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await ctx.store.listSessions({ limit: 200, cursor });
+    for (const session of page.sessions) {
+      if (Date.parse(session.updatedAt) < cutoff && !own(session.id)) foreign.push(session.id);
+    }
+    cursor = foreign.length > 0 ? null : page.nextCursor;
+  } while (cursor !== null);
+  if (foreign.length === 0) return;
+  throw new Error(
+    `retention: refused to sweep, and deleted nothing — deleteIdleSessions deletes every idle session of the store, and this store holds sessions the kit did not write that a sweep would delete (${preview(foreign.slice(0, 3))}${foreign.length > 3 ? ', …' : ''}). Run the kit on a database, schema or key prefix of its own (the other specs delete only what they wrote)`,
+  );
+}
+
 /** Runs one sweep to its end in batches of `limit`, checking the batch bound on every call. */
-export async function sweep(store: AgentStore, idleBefore: string, limit: number): Promise<string[]> {
+async function sweep(store: AgentStore, idleBefore: string, limit: number): Promise<string[]> {
   const deleted: string[] = [];
   let cursor: string | null = null;
   for (let calls = 0; ; calls++) {
@@ -54,7 +79,7 @@ async function assertKept(ctx: CheckContext, sessionId: string, headSeq: number,
   assertEqual(loaded.session.headSeq, headSeq, `${what}: headSeq`);
 }
 
-export const retentionChecks: ConformanceCheck[] = [
+const retentionChecks: ConformanceCheck[] = [
   {
     name: 'deleteIdleSessions removes idle sessions whole, in bounded batches, and keeps fresh and leased ones',
     timeoutMs: 60_000,
@@ -85,6 +110,8 @@ export const retentionChecks: ConformanceCheck[] = [
       const fresh = freshId('fresh');
       await seedSession(store, fresh, 1);
 
+      const mine = [...idle, leased, released, expired, touched, fresh];
+      await assertOnlyOwnIdle(ctx, idleBefore, mine);
       const deleted = new Set(await sweep(store, idleBefore, 2));
       for (const id of [...idle, released, expired]) {
         assert(deleted.has(id), `idle session ${id} was not reported deleted by the sweep`);
@@ -105,6 +132,7 @@ export const retentionChecks: ConformanceCheck[] = [
       assertEqual(loaded.messages[0]!.id, reborn.id, 'the only message of a re-created session');
 
       // A second sweep with the same cutoff finds nothing of ours left to delete.
+      await assertOnlyOwnIdle(ctx, idleBefore, mine);
       const again = await sweep(store, idleBefore, 50);
       for (const id of [leased, touched, fresh, idle[0]!]) {
         assert(!again.includes(id), `a repeated sweep deleted ${id}`);
@@ -122,6 +150,7 @@ export const retentionChecks: ConformanceCheck[] = [
       await clockPast(last);
       const idleBefore = new Date().toISOString();
       await clockPast(idleBefore);
+      await assertOnlyOwnIdle(ctx, idleBefore, ids);
       const appends = ids.map((id) =>
         store.append(id, { expectedSeq: 2, messages: [message()], lease: null }).then(
           () => 'landed' as const,
@@ -163,6 +192,7 @@ export const retentionChecks: ConformanceCheck[] = [
       await clockPast(idleBefore);
       // A worker resumes the idle session: it holds a live lease and has not appended yet.
       await store.acquireLease(leased, { holder: 'retention-skew-holder', ttlMs, init: initOf() });
+      await assertOnlyOwnIdle(ctx, idleBefore, [leased, idle]);
       const deleted = await withClockSkew(offMs, () => sweep(store, idleBefore, 50));
       assert(deleted.includes(idle), `the idle session ${idle} was not deleted by the skewed client's sweep`);
       if (deleted.includes(leased)) {
@@ -179,16 +209,17 @@ export const retentionChecks: ConformanceCheck[] = [
       const { store } = ctx;
       const id = freshId('retention-input');
       await seedSession(store, id, 1);
-      const future = new Date(Date.now() + 3_600_000).toISOString();
+      // Far in the past: a store that wrongly accepts one of these finds nothing idle to delete.
+      const past = '2000-01-01T00:00:00.000Z';
       const bad: [string, unknown][] = [
         ['idleBefore not a time', { idleBefore: 'yesterday', limit: 10 }],
         ['idleBefore a number', { idleBefore: Date.now(), limit: 10 }],
         ['idleBefore missing', { limit: 10 }],
         ['idleBefore beyond year 9999', { idleBefore: '+010000-01-01T00:00:00.000Z', limit: 10 }],
-        ['limit 0', { idleBefore: future, limit: 0 }],
-        ['limit fractional', { idleBefore: future, limit: 1.5 }],
-        ['limit huge', { idleBefore: future, limit: 1e9 }],
-        ['cursor not one this store returned', { idleBefore: future, limit: 10, cursor: 'x' }],
+        ['limit 0', { idleBefore: past, limit: 0 }],
+        ['limit fractional', { idleBefore: past, limit: 1.5 }],
+        ['limit huge', { idleBefore: past, limit: 1e9 }],
+        ['cursor not one this store returned', { idleBefore: past, limit: 10, cursor: 'x' }],
       ];
       for (const [what, input] of bad) {
         await expectStoreError(
@@ -207,8 +238,3 @@ function initOf() {
 }
 
 export const retentionSpec: ConformanceSpec = { title: 'retention', checks: retentionChecks };
-
-/** Retention: idle sessions go whole, in bounded batches; live leases and fresh sessions stay. */
-export function describeRetention(target: ConformanceTarget): void {
-  describeSpec(target, retentionSpec);
-}

@@ -1,9 +1,8 @@
 import { type AgentStore, defineAgent, foldSession, type NewMessage, run, tool } from '@agentstore/core';
 import { scriptedLlm, unreachableLlm } from '@agentstore/core/testing';
 import { assert, assertContiguous, assertEqual, preview } from '../assertions.ts';
-import { type CheckContext, type ConformanceCheck, type ConformanceSpec, describeSpec } from '../check.ts';
+import type { CheckContext, ConformanceCheck, ConformanceSpec } from '../check.ts';
 import { freshId, jsonInput } from '../fixtures.ts';
-import type { ConformanceTarget } from '../target.ts';
 
 /** Counts every append the store receives and checks it against the declared limits. */
 function auditing(store: AgentStore) {
@@ -88,7 +87,7 @@ async function assertSettled(
   return loaded;
 }
 
-export const runLimitChecks: ConformanceCheck[] = [
+const runLimitChecks: ConformanceCheck[] = [
   {
     name: 'run(): 200 parallel calls commit within the declared limits, each effect once, and the session resumes',
     requires: ['durable'],
@@ -168,8 +167,3 @@ export const runLimitSpec: ConformanceSpec = {
   title: 'run() within the store limits',
   checks: runLimitChecks,
 };
-
-/** `run()` splits its commits to fit any store's declared limits: wide fan-outs, many rejections, heavy results. */
-export function describeRunLimits(target: ConformanceTarget): void {
-  describeSpec(target, runLimitSpec);
-}

@@ -1,9 +1,22 @@
 // examples/src/docs/first-durable-run.ts
+
+import { fromAiSdk } from '@agentstore/ai-sdk';
 import { defineAgent, type LlmAdapter, run, tool } from '@agentstore/core';
 import { sqliteStore } from '@agentstore/sqlite';
+import { anthropic } from '@ai-sdk/anthropic';
 import { z } from 'zod';
 
-export async function firstDurableRun(llm: LlmAdapter) {
+// A reasoning model (reads ANTHROPIC_API_KEY). Its signed thinking is stored with each turn and
+// sent back on the next model call, as Anthropic requires, in this process or after a crash.
+export const reasoningModel = (): LlmAdapter =>
+  fromAiSdk(anthropic('claude-sonnet-4-5'), {
+    settings: {
+      maxOutputTokens: 4096,
+      providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } } },
+    },
+  });
+
+export async function firstDurableRun(llm: LlmAdapter = reasoningModel()) {
   const agent = defineAgent({
     name: 'support',
     instructions: 'Answer support questions. Look orders up before answering.',

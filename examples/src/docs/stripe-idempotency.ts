@@ -17,7 +17,7 @@ export function chargeTool(payments: Payments) {
   return tool({
     description: 'Charges the customer',
     input: z.object({ customer: z.string(), cents: z.number().int().positive() }),
-    // The key is the same on every re-invocation of this tool call, so if a crash interrupted
+    // The key is the same on every re-invocation of this tool call, so if a crash orphaned
     // the first attempt, the payment provider returns the first charge instead of a second one.
     handler: async ({ customer, cents }, ctx) => {
       const charge = await payments.charges.create(

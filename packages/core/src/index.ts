@@ -78,7 +78,6 @@ export { MAX_RETENTION_BATCH } from './store/retention.ts';
 export {
   type AnyTool,
   type ReconcileResult,
-  SchemaValidationError,
   type ToolConfig,
   type ToolContext,
   type ToolDefinition,

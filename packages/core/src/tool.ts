@@ -2,8 +2,6 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { SchemaValidationError } from './errors.ts';
 import type { UserContentInput } from './message-parts.ts';
 
-export { SchemaValidationError };
-
 /** What a handler learns about the call it serves. */
 export interface ToolContext {
   sessionId: string | null;
@@ -15,7 +13,7 @@ export interface ToolContext {
   idempotencyKey: string;
   /**
    * 1 on the first invocation; 2 on any re-invocation after a crash, however many runs were
-   * interrupted before: it says an earlier attempt may have run, not how many did (nothing is
+   * cut short before: it says an earlier attempt may have run, not how many did (nothing is
    * written when a handler starts, so no count exists). Use `idempotencyKey` to make repeats safe.
    */
   attempt: number;
@@ -24,7 +22,7 @@ export interface ToolContext {
   tenantId: string | null;
 }
 
-/** What `reconcile` learned from the outside world about an interrupted call. */
+/** What `reconcile` learned from the outside world about an orphaned call. */
 export type ReconcileResult<Output> = { happened: true; output: Output } | { happened: false };
 
 export interface ToolConfig<Input extends StandardSchemaV1, Output> {
@@ -39,10 +37,10 @@ export interface ToolConfig<Input extends StandardSchemaV1, Output> {
   needsApproval?:
     | boolean
     | ((input: StandardSchemaV1.InferOutput<Input>, ctx: ToolContext) => boolean | Promise<boolean>);
-  /** Re-invoke the handler when a crash interrupted it. Only for tools with no side effect. */
+  /** Re-invoke the handler when a crash orphaned it. Only for tools with no side effect. */
   safeToRetry?: boolean;
   /**
-   * Asks the outside world whether an interrupted call took effect. `happened: false` runs
+   * Asks the outside world whether an orphaned call took effect. `happened: false` runs
    * the handler again (with the same idempotency key); `happened: true` records `output`.
    */
   reconcile?: (

@@ -205,7 +205,8 @@ describe('a release after an abandoned append', () => {
     const { store, gated, releases } = withRelease(inner, (id, lease) => inner.releaseLease(id, lease));
     const held = gated.hold(2);
     const ttl = 300;
-    await abortWhen(held.reached, store, new Error('caller gave up'), { leaseTtlMs: ttl });
+    const { reported, onBackgroundError } = recorder();
+    await abortWhen(held.reached, store, new Error('caller gave up'), { leaseTtlMs: ttl, onBackgroundError });
     // Past the safe window (ttl − ttl/5), when the commit stops waiting for the append.
     await new Promise((resolve) => setTimeout(resolve, ttl + 50));
     expect(releases()).toBe(0);
@@ -214,6 +215,10 @@ describe('a release after an abandoned append', () => {
     // The append landed under the lease (nobody fenced it), then the lease was released.
     expect((await inner.load('s'))!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(releases()).toBe(1);
+    // The run had given that result's append up (unanswered for the safe window): reported, not lost.
+    expect(reported.map((r) => r.context)).toEqual([
+      { operation: 'append', sessionId: 's', after: 'abandoned-run' },
+    ]);
   });
 });
 

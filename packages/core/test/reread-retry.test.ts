@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CorruptRecordError, isAgentStoreError, LeaseLostError } from '../src/errors.ts';
+import { durableLedger, REREAD_RETRY_DELAYS_MS } from '../src/loop/durable-ledger.ts';
 import { keepLeaseAlive } from '../src/loop/lease-keeper.ts';
-import { durableLedger, REREAD_RETRY_DELAYS_MS } from '../src/loop/session-writer.ts';
 import type { NewMessage } from '../src/records.ts';
 import type { AgentStore } from '../src/store/contract.ts';
 import { leaseSafetyMarginMs } from '../src/store/lease-rules.ts';

@@ -65,4 +65,21 @@ describe('storeWaits', () => {
     await never;
     waits.stop();
   });
+
+  it("whileHeld: the caller's abort does not end it (finished results are still sent); a lost lease does", async () => {
+    const caller = new AbortController();
+    const lease = new AbortController();
+    const waits = storeWaits(caller.signal, lease.signal);
+    const sending = pendingCall<string>();
+    const held = waits.whileHeld(sending.call);
+    caller.abort(new Error('caller gave up'));
+    await turn();
+    await turn();
+    sending.answer('landed');
+    expect(await held).toBe('landed');
+    const hanging = expect(waits.whileHeld(pendingCall<string>().call)).rejects.toThrow('lease lost');
+    lease.abort(new Error('lease lost'));
+    await hanging;
+    waits.stop();
+  });
 });

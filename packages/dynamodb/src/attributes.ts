@@ -17,6 +17,8 @@ export const A = {
   leaseHolder: 'leaseHolder',
   /** ISO-8601, from the client's clock; present only while a lease is held. */
   leaseExpiresAt: 'leaseExpiresAt',
+  /** The lease record's version: new at every grant and renewal (see lease-record.ts). */
+  leaseVersion: 'leaseVersion',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   /** A message's JSON text, or one piece of it. */

@@ -42,12 +42,13 @@ export interface DynamoDbStoreOptions {
    */
   verifyTable?: boolean;
   /**
-   * DynamoDB has no server clock a condition can read, so lease expiry is judged by the clock of
-   * the client that tries to take the lease: a lease counts as expired only this long after its
-   * stored expiry. It must cover the largest difference between the clocks of any two processes
-   * using the table (NTP-synced hosts: milliseconds; laptops and containers without NTP: more).
-   * A larger value delays taking over a crashed run's lease by that much. Integer ms, 0 to 24 h.
-   * Default 5,000.
+   * DynamoDB has no server clock a condition can read. Taking over a lease needs none: a store
+   * takes a lease held by another only after watching its record stay unchanged for its TTL on
+   * its own monotonic clock (see the README). Client clocks still judge a lease in a lease-less
+   * append and in `deleteIdleSessions`, where it counts as expired only this long after its stored
+   * expiry. It must cover the largest difference between the clocks of any two processes using
+   * the table (NTP-synced hosts: milliseconds; laptops and containers without NTP: more).
+   * Integer ms, 0 to 24 h. Default 5,000.
    */
   maxClockSkewMs?: number;
 }

@@ -3,6 +3,9 @@
  * @module @agentstore/sqlite
  */
 
+// First: refuses a Node whose better-sqlite3 would crash, before the driver is loaded.
+import './node-guard.ts';
+
 // The schema is core's SQLite dialect, shared with @agentstore/d1.
 export {
   SQLITE_SCHEMA_VERSION as SCHEMA_VERSION,

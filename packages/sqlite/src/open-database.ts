@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '@agentstore/core';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import {
   DEFAULT_BUSY_TIMEOUT_MS,
@@ -6,6 +7,7 @@ import {
   validateBusyTimeout,
   validateSynchronous,
 } from './options.ts';
+import { notADatabase, requireSchema } from './schema.ts';
 
 export interface OpenedDatabase {
   database: Database;
@@ -22,11 +24,19 @@ export interface OpenedDatabase {
 export function openDatabase(target: SqliteStoreTarget, options: SqliteStoreOptions): OpenedDatabase {
   if (options.synchronous !== undefined) validateSynchronous(options.synchronous);
   if ('database' in target) {
+    if (options.readOnly === true) {
+      throw new InvalidArgumentError({
+        argument: 'readOnly',
+        reason: 'applies to { path }; open your connection with { readonly: true }',
+      });
+    }
     if (options.synchronous !== undefined) target.database.pragma(`synchronous = ${options.synchronous}`);
     return { database: target.database, owned: false };
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   validateBusyTimeout(busyTimeoutMs);
+  if (options.readOnly === true)
+    return { database: openReadOnly(target.path, busyTimeoutMs, options), owned: true };
   const database = new BetterSqlite3(target.path, { timeout: busyTimeoutMs });
   try {
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -35,7 +45,34 @@ export function openDatabase(target: SqliteStoreTarget, options: SqliteStoreOpti
     database.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   } catch (error) {
     database.close();
-    throw error;
+    throw notADatabase(error, target.path);
   }
   return { database, owned: true };
+}
+
+/**
+ * SQLite's own read-only mode: the file must exist and is never written (no tables created, the
+ * journal mode left as it is), and it must already hold agentstore's schema.
+ */
+function openReadOnly(path: string, busyTimeoutMs: number, options: SqliteStoreOptions): Database {
+  let database: Database;
+  try {
+    database = new BetterSqlite3(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SQLITE_CANTOPEN') throw error;
+    throw new InvalidArgumentError({
+      argument: 'path',
+      reason: `${path} does not exist or cannot be opened`,
+    });
+  }
+  try {
+    requireSchema(database, {
+      ...(options.tablePrefix !== undefined ? { tablePrefix: options.tablePrefix } : {}),
+      path,
+    });
+  } catch (error) {
+    database.close();
+    throw notADatabase(error, path);
+  }
+  return database;
 }

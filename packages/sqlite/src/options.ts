@@ -23,6 +23,12 @@ export interface SqliteStoreOptions {
    * on a file the store opens. Default 5000 ms.
    */
   busyTimeoutMs?: number;
+  /**
+   * Open the file read-only (it must exist and already hold the current schema): nothing is
+   * created, migrated or switched to WAL, and every write fails. For inspectors such as
+   * `agentstore inspect`. Only with `{ path }`.
+   */
+  readOnly?: boolean;
 }
 
 export const DEFAULT_TABLE_PREFIX = SQLITE_DEFAULT_TABLE_PREFIX;

@@ -20,6 +20,7 @@ export {
   formatSpread,
   README_MARKERS,
   RESULTS_MARKERS,
+  type ResultsMarkdownOptions,
   replaceBetween,
   resultsMarkdown,
   storeMarkdown,
@@ -96,6 +97,7 @@ export {
   storeAndFloorVariants,
   type VariantResult,
 } from './variants.ts';
+export { LOW_THROUGHPUT_RATIO, verdictLine, verdictLines, worstThroughput } from './verdict.ts';
 export {
   fixedLatencyLlm,
   MIN_PAYLOAD_BYTES,

@@ -9,6 +9,7 @@ import {
   type Spread,
 } from './report.ts';
 import type { RateSpread } from './throughput.ts';
+import { verdictLine, verdictLines } from './verdict.ts';
 
 /** "1.23 ms (1.10–1.40)": the median of the round medians, then the lowest and highest round. */
 export const formatSpread = (spread: Spread): string =>
@@ -152,19 +153,42 @@ function provenance(report: BenchReport): string {
   );
 }
 
-/** The results section of docs/benchmarks.md: every table, the settings, where it came from. */
-export function resultsMarkdown(report: BenchReport): string {
+export interface ResultsMarkdownOptions {
+  /**
+   * Where the raw JSON is, as a link from where this markdown is read (a path relative to the
+   * markdown file, or an absolute one on a terminal); no link when null.
+   */
+  rawFigures?: string | null;
+}
+
+/** The results section of docs/benchmarks.md: the verdict per store, every table, the settings, where it came from. */
+export function resultsMarkdown(report: BenchReport, options: ResultsMarkdownOptions = {}): string {
   const measured = report.stores.filter(isMeasured);
   const skipped = report.stores.filter((r) => !isMeasured(r));
+  if (measured.length === 0) {
+    return `${['## Results', '', 'No store was measured, so there is nothing to tabulate:', ...verdictLines(report.stores), '', provenance(report)].join('\n')}\n`;
+  }
+  const footnotes = [
+    ...(measured.some((r) => r.roundTrips.method === 'store-calls')
+      ? ['\\* counted as `store.*` calls: the target has no driver counter.']
+      : []),
+    ...(options.rawFigures
+      ? [`Raw figures: [${options.rawFigures}](${encodeURI(options.rawFigures)}).`]
+      : []),
+  ];
   const lines = [
     '## Results',
+    '',
+    'In short, on this machine (the pooled headline ratio below; the floor is the cheapest correct append a user would hand-write with the same driver):',
+    '',
+    ...verdictLines(report.stores),
     '',
     provenance(report),
     'Every time is the median of the per-round figures (a round’s median; its mean for the per-step overhead, the paced and in-loop floor appends and the loop CPU), with the lowest and highest round in brackets; ratios are per round, summarised the same way, except the pooled headline.',
     '',
     '### Per tool step, through run()',
     '',
-    `What durability adds to one tool step (call committed, no-op tool, result committed; write #2 overlapping the next model request), with a scripted model of fixed ${report.options.modelLatencyMs} ms latency (never shorter), runs of S = ${report.options.steps} and 2S = ${2 * report.options.steps} tool steps, durable and without a store, interleaved in the same rounds. **Durable overhead / step**: for every tool step the model records the time from the moment its reply was due to the next request (write #1, the tool, and any lateness of a reply the loop was too busy to take; write #2 is started after the request, as run() does, so it shows only if it delays a reply or is still in flight when write #1 must go); per round, the mean over every step but each run's first of the durable runs less the same without a store. A run's first tool step is left out on both sides because its write #1 also stores the user's message and is the session's first append: per-run work, reported in the fixed overhead / run; the pooled ratio with it counted is its own column. **One floor append, paced as a step**: a hand-written loop drives the adapter's floor the same way (same model, write #1 awaited, the next request, then write #2; 3S steps a sample, as many gaps per round as the durable runs give), measured the same way, less the same loop writing nothing. **The headline is pooled**: the mean overhead over all rounds ÷ the mean paced floor append over all rounds, the per-round ratios beside it. **One floor append, made inside the same loop** (context, not the headline): the same floor written where a durable run writes, from run()s of S and 2S steps with no store (the tool awaits write #1, the model starts write #2 after each next request), less the same runs writing nothing; the column after it is, per round, that append less the paced one: what an agent loop's own work around a floor append adds to it on this machine. Target (issue #17): ${HEADLINE_TARGET.what}, on the pooled ratio. The same overhead against the floor append timed back-to-back is its own column (a connection kept busy answers faster than one idle for a model call; read both). The cross-checks: the overhead from whole-run wall times (((durable 2S − durable S) − (stateless 2S − stateless S)) ÷ S; the lease, the load, the answer and the release cancel out and make the fixed overhead / run), and write #1 through the store against the floor append, each timed back-to-back.`,
+    `What durability adds to one tool step (call committed, no-op tool, result committed; write #2 overlapping the next model request), with a scripted model of fixed ${report.options.modelLatencyMs} ms latency (never shorter), runs of S = ${report.options.steps} and 2S = ${2 * report.options.steps} tool steps, durable and without a store, interleaved in the same rounds. **Durable overhead / step**: for every tool step the model records the time from the moment its reply was due to the next request (write #1, the tool, and any lateness of a reply the loop was too busy to take; write #2 is started after the request, as run() does, so it shows only if it delays a reply or is still in flight when write #1 must go); per round, the mean over every step but each run's first of the durable runs less the same without a store. A run's first tool step is left out on both sides because its write #1 also stores the user's message and is the session's first append: per-run work, reported in the fixed overhead / run; the pooled ratio with it counted is its own column. **One floor append, paced as a step**: a hand-written loop drives the adapter's floor the same way (same model, write #1 awaited, the next request, then write #2; 3S steps a sample, as many gaps per round as the durable runs give), measured the same way, less the same loop writing nothing. **The headline is pooled**: the mean overhead over all rounds ÷ the mean paced floor append over all rounds, the per-round ratios beside it. **One floor append, made inside the same loop** (context, not the headline): the same floor written where a durable run writes, from run()s of S and 2S steps with no store (the tool awaits write #1, the model starts write #2 after each next request), less the same runs writing nothing; the column after it is, per round, that append less the paced one: what an agent loop's own work around a floor append adds to it on this machine. Target: ${HEADLINE_TARGET.what}, on the pooled ratio. The same overhead against the floor append timed back-to-back is its own column (a connection kept busy answers faster than one idle for a model call; read both). The cross-checks: the overhead from whole-run wall times (((durable 2S − durable S) − (stateless 2S − stateless S)) ÷ S; the lease, the load, the answer and the release cancel out and make the fixed overhead / run), and write #1 through the store against the floor append, each timed back-to-back.`,
     '',
     ...stepRows(measured),
     '',
@@ -184,8 +208,7 @@ export function resultsMarkdown(report: BenchReport): string {
     '',
     ...measured.flatMap(settingsLines),
     ...skipped.map((r) => `- **${r.store}**: ${r.status} — ${r.reason}`),
-    '',
-    '\\* counted as `store.*` calls: the target has no driver counter. Raw figures: [benchmarks/results.json](benchmarks/results.json).',
+    ...(footnotes.length > 0 ? ['', footnotes.join(' ')] : []),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -194,6 +217,8 @@ export function resultsMarkdown(report: BenchReport): string {
 export function storeMarkdown(report: BenchReport, store: MeasuredStore): string {
   const lines = [
     `From \`pnpm bench\` (${report.startedAt.slice(0, 10)}; method and every store side by side: docs/benchmarks.md). Times: median of ${report.options.rounds} round medians (lowest–highest round).`,
+    '',
+    verdictLine(store),
     '',
     ...stepRows([store]),
     '',

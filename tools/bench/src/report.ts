@@ -78,7 +78,7 @@ export interface BenchReport {
 
 export const isMeasured = (result: StoreResult): result is MeasuredStore => result.status === 'ok';
 
-/** The target the headline is judged on, and its limit (issue #17): Postgres overhead ≤ 1.2× one floor append. */
+/** The target the headline is judged on, and its limit: Postgres overhead ≤ 1.2× one floor append. */
 export const HEADLINE_TARGET = {
   ratio: 1.2,
   what: 'Postgres durable overhead per tool step ≤ 1.2× one floor append (paced as a step)',

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenTestTarget } from '@agentstore/core/testing';
 import { openToolTarget } from '@agentstore/core/testing';
@@ -50,6 +50,23 @@ function packageDirOf(module: string): string {
 }
 
 /**
+ * What to call a target before it is open (and when it cannot be): its file name, or for an
+ * `index` module its package and path (`@agentstore/postgres (dist/testing/index.js)`).
+ */
+function moduleLabel(module: string): string {
+  const file = module.startsWith('file:') ? fileURLToPath(module) : module;
+  if (!/^index\.[cm]?[jt]s$/.test(basename(file))) return basename(file);
+  const dir = packageDirOf(module);
+  if (dir === '') return basename(file);
+  try {
+    const { name } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string };
+    return `${name ?? dir} (${relative(resolve(dir), resolve(file))})`;
+  } catch {
+    return basename(file);
+  }
+}
+
+/**
  * Measures each store in turn: starts its server (or uses the AGENTSTORE_* one), times it,
  * stops it. A store whose server or adapter is missing is reported as skipped, not thrown.
  */
@@ -64,7 +81,7 @@ export async function runBench(input: BenchInput = {}, hooks: BenchHooks = {}): 
 
   for (const [storeIndex, module] of options.targets.entries()) {
     signal?.throwIfAborted();
-    let name = basename(module);
+    let name = moduleLabel(module);
     const emit = (phase: string, done = 0, total = 1, reason?: string) =>
       onProgress?.({
         store: name,

@@ -250,6 +250,8 @@ export function stepMessages(n: number, payloadBytes: number): [NewMessage, NewM
       role: 'assistant',
       content: `step ${n}`,
       toolCalls: [{ id: callId, name: 'work', input: { n } }],
+      // run() stores the model call's usage with its message: the floor writes the same bytes.
+      usage: { inputTokens: 10, outputTokens: 5 },
       createdAt,
     },
     {

@@ -240,7 +240,7 @@ describe('agentstore-bench, in process (quick mode)', () => {
   it('prints the tables and the settings, draws the chart, and writes a README block per store', () => {
     const table = formatTable(report);
     expect(table).toContain('### Per tool step, through run()');
-    expect(table).toMatch(/^\| memory \(test store\) \| \S+ µs \(/m);
+    expect(table).toMatch(/^\| memory \(test store\) \| \S+ (µs|ms) \(/m);
     // The pooled headline in bold, the per-round ratios beside it.
     expect(table).toMatch(/^\| node:sqlite custom store \| .*\| \*\*\d+\.\d+×\*\* \(\d+\.\d+× \(/m);
     expect(table).toContain('### History growth');

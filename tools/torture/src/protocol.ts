@@ -33,4 +33,9 @@ export interface WorkerConfig {
    * downstream), then honours `ctx.signal` right before its effect, as the docs ask.
    */
   partition?: { handlerDelayMs: number };
+  /**
+   * Append race: no run() and no lease — wait for `go` on stdin, then append one message at a time
+   * at the loaded head (reloading on SeqConflictError) until `appends` are acknowledged.
+   */
+  appendRace?: { appends: number };
 }

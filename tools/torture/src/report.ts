@@ -22,6 +22,10 @@ export function formatReport(report: TortureReport): string {
         `${line(`race x${race.racers}`, race)}  racers completed ${race.racersCompleted}, that appended ${race.racersThatAppended}`,
       );
     }
+    if (store.appendRace.trials)
+      out.push(
+        `${line(`appends x${store.appendRace.racers}`, store.appendRace)}  acknowledged ${store.appendRace.acknowledged} lease-less appends`,
+      );
     if (store.fence.trials)
       out.push(
         `${line('fence', store.fence)}  LeaseLostError runs ${store.fence.leaseLostRuns}, stale appends refused ${store.fence.staleAppendsRefused}`,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { openToolTarget } from '@agentstore/core/testing';
+import { APPENDS_PER_RACER, appendRaceTrial } from './append-race.ts';
 import { startLedger } from './ledger.ts';
-import { finishWorker, type StoreContext, spawnWorker } from './scenario-kit.ts';
+import { deleteCreated, finishWorker, type StoreContext, spawnWorker } from './scenario-kit.ts';
 import {
   crashTrial,
   faultTrial,
@@ -21,6 +22,12 @@ export interface TortureOptions {
   /** Racing scenarios: one per racer count, `raceTrials` times each. */
   racers?: number[];
   raceTrials?: number;
+  /**
+   * Lease-less append races per store (default 1): `appendRacers` processes (default 3) append to
+   * one session at once, each until it has 30 acknowledged.
+   */
+  appendRaceTrials?: number;
+  appendRacers?: number;
   /** SIGSTOP fencing trials per store. */
   fenceTrials?: number;
   /** Partition trials per store: the lease holder's renewals hang while its handlers run. */
@@ -66,6 +73,8 @@ export interface StoreReport {
   calibratedRunMs: number;
   crash: ScenarioSummary;
   race: Array<ScenarioSummary & { racers: number; racersCompleted: number; racersThatAppended: number }>;
+  /** Lease-less append races: `acknowledged` appends in all. */
+  appendRace: ScenarioSummary & { racers: number; acknowledged: number };
   fence: ScenarioSummary & { leaseLostRuns: number; staleAppendsRefused: number };
   partition: ScenarioSummary & { leaseLostRuns: number; effectsFromPartitioned: number };
   fault: (ScenarioSummary & { duringRun: number }) | null;
@@ -81,6 +90,8 @@ export interface TortureReport {
     trials: number;
     racers: number[];
     raceTrials: number;
+    appendRaceTrials: number;
+    appendRacers: number;
     fenceTrials: number;
     partitionTrials: number;
     faults: boolean;
@@ -152,6 +163,7 @@ async function tortureStore(
   }
   const ledger = await startLedger({ responseDelayMs: () => Math.random() * 3 });
   const store = await target.createStore();
+  const created = new Set<string>();
   try {
     const raw = target.capabilities?.raw;
     if (!raw) throw new Error(`${name}: the test target offers no raw reader, which the checks need`);
@@ -171,6 +183,7 @@ async function tortureStore(
       nonce: randomBytes(3).toString('hex'),
       runMs: 0,
       ...(options.cwd ? { cwd: options.cwd } : {}),
+      created,
     };
     const record = (outcome: TrialOutcome, summary: ScenarioSummary) => {
       add(summary, outcome);
@@ -238,6 +251,24 @@ async function tortureStore(
       race.push(summary);
     }
 
+    const appendRacers = options.appendRacers ?? 3;
+    const appendRace = { ...emptySummary(), racers: appendRacers, acknowledged: 0 };
+    const appendRaceTrials = oneProcessAtATime ? 0 : (options.appendRaceTrials ?? 1);
+    if (oneProcessAtATime && (options.appendRaceTrials ?? 1) > 0) {
+      skipped.push(
+        'append racing: the target declares multiProcess: false (one process at a time on its backend)',
+      );
+    }
+    for (let trial = 1; trial <= appendRaceTrials; trial++) {
+      const outcome = await appendRaceTrial(ctx, trial, appendRacers);
+      record(outcome, appendRace);
+      appendRace.acknowledged += Number(outcome.facts.acknowledged);
+    }
+    if (appendRace.trials)
+      log(
+        `${name} append race x${appendRacers} (${APPENDS_PER_RACER} each, no leases): ${appendRace.violations} violations`,
+      );
+
     const fence = { ...emptySummary(), leaseLostRuns: 0, staleAppendsRefused: 0 };
     for (let trial = 1; trial <= (options.fenceTrials ?? 0); trial++) {
       const outcome = await fenceTrial(ctx, trial);
@@ -279,6 +310,7 @@ async function tortureStore(
       calibratedRunMs: Math.round(ctx.runMs * 10) / 10,
       crash,
       race,
+      appendRace,
       fence,
       partition,
       fault,
@@ -287,6 +319,8 @@ async function tortureStore(
     };
   } finally {
     try {
+      // The torture leaves nothing behind: every session it started a worker on is deleted.
+      await deleteCreated(store, created);
       await store.close();
     } finally {
       try {
@@ -305,7 +339,14 @@ export async function runTorture(options: TortureOptions): Promise<TortureReport
   const startedAt = new Date().toISOString();
   for (const module of options.targets) stores.push(await tortureStore(module, options, violations));
   const sum = (pick: (s: StoreReport) => number) => stores.reduce((total, s) => total + pick(s), 0);
-  const every = (s: StoreReport) => [s.crash, ...s.race, s.fence, s.partition, ...(s.fault ? [s.fault] : [])];
+  const every = (s: StoreReport) => [
+    s.crash,
+    ...s.race,
+    s.appendRace,
+    s.fence,
+    s.partition,
+    ...(s.fault ? [s.fault] : []),
+  ];
   const over = (field: keyof Pick<ScenarioSummary, 'trials' | 'kills' | 'resumes' | 'duplicates' | 'lost'>) =>
     sum((s) => every(s).reduce((total, summary) => total + summary[field], 0));
   return {
@@ -315,6 +356,8 @@ export async function runTorture(options: TortureOptions): Promise<TortureReport
       trials: options.trials,
       racers: options.racers ?? [],
       raceTrials: options.raceTrials ?? 1,
+      appendRaceTrials: options.appendRaceTrials ?? 1,
+      appendRacers: options.appendRacers ?? 3,
       fenceTrials: options.fenceTrials ?? 0,
       partitionTrials: options.partitionTrials ?? 0,
       faults: options.faults ?? false,

@@ -18,6 +18,8 @@ export interface StoreContext {
   /** A clean run's duration (worker ready → done): kill delays are drawn over it. Only shrinks. */
   runMs: number;
   cwd?: string;
+  /** Every session a worker was started on: deleted when the store's torture ends. */
+  created: Set<string>;
 }
 
 /** How long a worker may take before the harness calls it hung (a violation, then SIGKILL). */
@@ -48,6 +50,7 @@ export function spawnWorker(
   probeAfterLeaseLost = false,
   partition?: { handlerDelayMs: number },
 ): Worker {
+  ctx.created.add(sessionId);
   return startWorker(
     {
       module: ctx.target.module!,
@@ -61,6 +64,29 @@ export function spawnWorker(
     },
     ctx.cwd ? { cwd: ctx.cwd } : {},
   );
+}
+
+/** A lease-less append racer on `sessionId`, started gated: it appends once `go()` is called. */
+export function spawnAppendRacer(ctx: StoreContext, sessionId: string, appends: number): Worker {
+  ctx.created.add(sessionId);
+  return startWorker(
+    {
+      module: ctx.target.module!,
+      ...(ctx.target.reopen ? { options: ctx.target.reopen } : {}),
+      sessionId,
+      ledgerUrl: ctx.ledger.url,
+      leaseTtlMs: 0,
+      leaseWaitMs: 0,
+      appendRace: { appends },
+    },
+    { ...(ctx.cwd ? { cwd: ctx.cwd } : {}), gated: true },
+  );
+}
+
+/** Deletes every session the torture created on this store (what it proves is in its report). */
+export async function deleteCreated(store: AgentStore, created: Set<string>): Promise<void> {
+  for (const sessionId of created) await store.deleteSession(sessionId);
+  created.clear();
 }
 
 /** Waits for a worker to exit; `killAfterMs` (from its ready line) SIGKILLs its process group. */

@@ -11,7 +11,7 @@ import {
   type WorkerRun,
 } from './scenario-kit.ts';
 
-export type ScenarioName = 'crash' | 'race' | 'fence' | 'partition' | 'fault';
+export type ScenarioName = 'crash' | 'race' | 'append-race' | 'fence' | 'partition' | 'fault';
 
 export interface TrialOutcome {
   scenario: ScenarioName;

@@ -18,6 +18,8 @@ export interface Worker {
    * with `onlyWorker` to the worker process alone (its database, even an emulated one, is remote).
    */
   signal(signal: NodeJS.Signals, onlyWorker?: boolean): boolean;
+  /** A gated worker (`startWorker(…, { gated: true })`) starts its work when this is called. */
+  go(): void;
   readonly alive: boolean;
   stderr(): string;
 }
@@ -47,14 +49,16 @@ function workerEntry(): { script: string; execArgv: string[] } {
 }
 
 /** Starts a worker in its own process group, so a SIGKILL takes the whole "machine" down. */
-export function startWorker(config: WorkerConfig, options: { cwd?: string } = {}): Worker {
+export function startWorker(config: WorkerConfig, options: { cwd?: string; gated?: boolean } = {}): Worker {
   installCleanup();
   const { script, execArgv } = workerEntry();
   const child = spawn(process.execPath, [...execArgv, script, JSON.stringify(config)], {
     cwd: options.cwd ?? process.cwd(),
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.gated ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
+  // A worker that died before reading stdin breaks the pipe; its exit is what the caller reports.
+  child.stdin?.on('error', () => {});
   live.add(child);
   const lines: WorkerLine[] = [];
   const arrivals: number[] = [];
@@ -108,6 +112,9 @@ export function startWorker(config: WorkerConfig, options: { cwd?: string } = {}
       } catch {
         return false;
       }
+    },
+    go() {
+      child.stdin?.end('go\n');
     },
     get alive() {
       return alive;

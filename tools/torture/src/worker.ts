@@ -62,9 +62,65 @@ async function probe(store: AgentStore, config: WorkerConfig, lease: LeaseToken)
   }
 }
 
+/** Waits for the parent's `go`: every racer starts appending at the same moment. */
+async function awaitGo(): Promise<void> {
+  for await (const chunk of process.stdin) if (String(chunk).includes('go')) return;
+}
+
+/**
+ * Append race: lease-less appends of one message at the loaded head, reloading on
+ * SeqConflictError, until `appends` are acknowledged. Without leases nothing serialises the
+ * racers: only the store's own check inside its write (a row lock, a guarded update) or a unique
+ * key on (session, seq) keeps two appends from taking one seq.
+ */
+async function appendRace(store: AgentStore, config: WorkerConfig, appends: number): Promise<void> {
+  await awaitGo();
+  let acked = 0;
+  for (let attempt = 1; acked < appends; attempt++) {
+    if (attempt > appends * 200)
+      throw new Error(`no progress after ${attempt - 1} appends at the loaded head`);
+    const head = (await store.load(config.sessionId))?.session.headSeq ?? 0;
+    const id = `append-race-${process.pid}-${acked + 1}`;
+    try {
+      const result = await store.append(config.sessionId, {
+        expectedSeq: head,
+        messages: [
+          { id, role: 'user', content: `racer ${process.pid}`, createdAt: new Date().toISOString() },
+        ],
+        session: { init: { agentName: 'torture-append-race', ownerId: null, tenantId: null, state: null } },
+        lease: null,
+      });
+      acked += 1;
+      report({ t: 'ack', ids: [id], headSeq: result.headSeq, epoch: 0 });
+    } catch (error) {
+      if (codeOf(error) !== 'SEQ_CONFLICT') throw error;
+      report({ t: 'append-error', name: nameOf(error), code: codeOf(error) });
+    }
+  }
+  report({ t: 'done', status: 'appended', headSeq: acked });
+}
+
 async function main(config: WorkerConfig): Promise<number> {
   const target = await openToolTarget(config.module, config.options);
   const raw = await target.createStore();
+  if (config.appendRace) {
+    report({ t: 'ready', pid: process.pid });
+    let code = 0;
+    try {
+      await appendRace(raw, config, config.appendRace.appends);
+    } catch (error) {
+      report({
+        t: 'error',
+        name: nameOf(error),
+        code: codeOf(error),
+        message: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
+      });
+      code = 1;
+    }
+    await raw.close().catch(() => {});
+    await target.close().catch(() => {});
+    return code;
+  }
   const lease: { current: LeaseToken | null } = { current: null };
   // Partitioned: renewals never answer; everything else (and the outside world) still works.
   const store = config.partition ? renewFaults(observed(raw, lease), 'hang') : observed(raw, lease);
@@ -112,4 +168,5 @@ async function main(config: WorkerConfig): Promise<number> {
   return exitCode;
 }
 
-process.exitCode = await main(JSON.parse(process.argv[2] ?? '{}') as WorkerConfig);
+// End once the work is reported: a handle the target keeps open must not keep the worker alive.
+process.exit(await main(JSON.parse(process.argv[2] ?? '{}') as WorkerConfig));

@@ -38,8 +38,9 @@ describe('agentstore-torture CLI', () => {
     );
     expect(result.stderr).toMatch(/seed 7/);
     expect(result.stdout).toMatch(/partition {2}trials {5}1 .* effects after the lease was lost 0/);
+    expect(result.stdout).toMatch(/appends x3 trials {5}1 .* acknowledged 90 lease-less appends/);
     expect(result.stdout).toMatch(
-      /total: 2 trials, \d+ kills, \d+ resumes, 0 duplicates, 0 lost, 0 violations/,
+      /total: 3 trials, \d+ kills, \d+ resumes, 0 duplicates, 0 lost, 0 violations/,
     );
     expect(result.status).toBe(0);
   }, 60_000);

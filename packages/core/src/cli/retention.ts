@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors.ts';
 import type { AgentStore } from '../store/contract.ts';
-import { MAX_RETENTION_BATCH } from '../store/retention.ts';
+import { MAX_RETENTION_BATCH, validateRetentionInput } from '../store/retention.ts';
 
 export interface RetentionCommandOptions {
   /** ISO-8601 cutoff; or give `idleDays`. */
@@ -23,6 +23,7 @@ export interface RetentionReport {
 }
 
 const DAY_MS = 86_400_000;
+const EARLIEST_MS = Date.parse('0000-01-01T00:00:00.000Z');
 
 /**
  * `agentstore retention`: runs `deleteIdleSessions` batch after batch until the sweep is done
@@ -43,7 +44,12 @@ export async function runRetention(
   if (idleDays !== undefined && (!Number.isFinite(idleDays) || idleDays < 0)) {
     throw new InvalidArgumentError({ argument: 'idleDays', reason: 'must be a non-negative number of days' });
   }
-  const idleBefore = options.idleBefore ?? new Date(Date.now() - idleDays! * DAY_MS).toISOString();
+  const cutoff = idleDays === undefined ? null : new Date(Date.now() - idleDays * DAY_MS);
+  // Too many days is a typed error naming the flag, not toISOString's RangeError.
+  if (cutoff !== null && !(cutoff.getTime() >= EARLIEST_MS)) {
+    throw new InvalidArgumentError({ argument: 'idleDays', reason: 'counts back past the year 0000' });
+  }
+  const idleBefore = options.idleBefore ?? cutoff!.toISOString();
   const batch = options.batch ?? 500;
   const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
   if (!Number.isSafeInteger(batch) || batch < 1 || batch > MAX_RETENTION_BATCH) {
@@ -52,6 +58,12 @@ export async function runRetention(
       reason: `must be an integer from 1 to ${MAX_RETENTION_BATCH}`,
     });
   }
+  // 0, NaN or a fraction would still run one batch (the loop tests after it): refuse them.
+  if (maxBatches !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxBatches) || maxBatches < 1)) {
+    throw new InvalidArgumentError({ argument: 'maxBatches', reason: 'must be a positive integer' });
+  }
+  // Every value the store will see is checked now, before the first batch deletes anything.
+  validateRetentionInput({ idleBefore, limit: batch, cursor: options.cursor ?? null });
   let cursor = options.cursor ?? null;
   let deleted = 0;
   let batches = 0;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isAgentStoreError } from '../errors.ts';
 import type { AgentStore } from '../store/contract.ts';
 
 /**
@@ -81,12 +82,23 @@ async function importFromProject(specifier: string, cwd: string): Promise<Record
   return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
 }
 
+export interface OpenStoreOptions {
+  /** The project whose node_modules hold the adapter. Default: the current directory. */
+  cwd?: string;
+  /**
+   * Ask the adapter for a store that cannot write (SQLite opens the file read-only and refuses
+   * one without agentstore's tables). Adapters without the option ignore it.
+   */
+  readOnly?: boolean;
+}
+
 /** Opens the store a URL names through its adapter package, installed in the user's project. */
 export async function openStoreFromUrl(
   url: string,
   adapter: (typeof STORE_URL_ADAPTERS)[number],
-  cwd = process.cwd(),
+  options: OpenStoreOptions = {},
 ): Promise<AgentStore> {
+  const cwd = options.cwd ?? process.cwd();
   const loaded = await importFromProject(adapter.package, cwd);
   if (!loaded) {
     throw new StoreUrlError(
@@ -98,9 +110,17 @@ export async function openStoreFromUrl(
       `${adapter.package} in this project is too old to open URLs (no storeFromUrl); upgrade it`,
     );
   }
-  return (await (loaded.storeFromUrl as (url: string) => AgentStore | Promise<AgentStore>)(
-    url,
-  )) satisfies AgentStore;
+  const open = loaded.storeFromUrl as (
+    url: string,
+    options: { readOnly?: boolean },
+  ) => AgentStore | Promise<AgentStore>;
+  try {
+    return await open(url, { readOnly: options.readOnly === true });
+  } catch (error) {
+    // The adapter's typed refusal (not a database, no agentstore tables, a bad URL) is the answer.
+    if (isAgentStoreError(error)) throw new StoreUrlError(error.message);
+    throw error;
+  }
 }
 
 /** A module that default-exports an AgentStore, or a function returning one (sync or async). */
@@ -117,9 +137,12 @@ export async function openStoreModule(modulePath: string): Promise<AgentStore> {
 }
 
 /** The store an inspector argument names: a module, a store URL, or a SQLite file path. */
-export async function openStoreArgument(argument: string, cwd = process.cwd()): Promise<AgentStore> {
+export async function openStoreArgument(
+  argument: string,
+  options: OpenStoreOptions = {},
+): Promise<AgentStore> {
   const target = classifyStoreArgument(argument);
   return target.kind === 'module'
     ? openStoreModule(target.path)
-    : openStoreFromUrl(target.url, target.adapter, cwd);
+    : openStoreFromUrl(target.url, target.adapter, options);
 }

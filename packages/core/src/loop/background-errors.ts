@@ -20,6 +20,16 @@ export type BackgroundErrorContext =
       after: 'abandoned-acquire' | 'abandoned-append' | 'unanswered-release' | 'failed-run';
     }
   | {
+      /**
+       * An append of tool results the run went on sending after run() had settled (the caller
+       * aborted while it was unanswered, or before every handler's result was sent) failed: the
+       * next run records those calls as orphaned (a reconcile, a retry or a durability error).
+       */
+      operation: 'append';
+      sessionId: string;
+      after: 'abandoned-run';
+    }
+  | {
       /** An acquire the caller abandoned failed without a definite answer: it may have been granted. */
       operation: 'acquireLease';
       sessionId: string;
@@ -28,7 +38,9 @@ export type BackgroundErrorContext =
 
 export type BackgroundErrorHandler = (error: unknown, context: BackgroundErrorContext) => void;
 
-const WHAT_FAILED: Record<BackgroundErrorContext['after'], string> = {
+type ReleaseContext = Extract<BackgroundErrorContext, { operation: 'releaseLease' }>;
+
+const WHAT_FAILED: Record<ReleaseContext['after'], string> = {
   'abandoned-acquire': 'releasing a lease granted to an acquire the caller had abandoned',
   'abandoned-append': 'releasing the lease once an append the caller abandoned had settled',
   'unanswered-release': 'a lease release run() had stopped waiting for',
@@ -41,6 +53,8 @@ export const warnBackgroundError: BackgroundErrorHandler = (error, context) => {
   const text =
     context.operation === 'acquireLease'
       ? `agentstore: an acquire of session ${session} the caller abandoned failed without a definite answer; if the store granted it, the session stays busy until the lease expires.`
-      : `agentstore: ${WHAT_FAILED[context.after]} (session ${session}) failed; the session stays busy until the lease expires.`;
+      : context.operation === 'append'
+        ? `agentstore: an append of finished tool results (session ${session}), still sent after the caller aborted the run, did not succeed; the next run settles those calls (a re-read tells whether it landed after all).`
+        : `agentstore: ${WHAT_FAILED[context.after]} (session ${session}) failed; the session stays busy until the lease expires.`;
   console.warn(text, error);
 };

@@ -1,6 +1,7 @@
 import { type AgentStoreError, isAgentStoreError, LeaseLostError } from '../errors.ts';
 import type { AgentStore, LeaseToken } from '../store/contract.ts';
 import { leaseSafetyMarginMs } from '../store/lease-rules.ts';
+import { isGone, type LeaseEvent, type LeaseMachine, leaseMachine } from './lease-state.ts';
 
 /**
  * The holder's side of the lease (the Chubby / etcd rule): the lease is measured on this process's
@@ -29,13 +30,6 @@ export interface LeaseKeeper {
    */
   watch<T>(call: Promise<T>, overdue: () => AgentStoreError): Promise<T>;
   /**
-   * The run is releasing the lease (its final append, or a release call). From now on a renewal
-   * refused as lost is not taken as the lease lost: it may be that release having landed first,
-   * and the releasing call learns itself whether the lease was lost. Renewals go on, and one
-   * that answers still moves the deadline, which holds as before.
-   */
-  releasing(): void;
-  /**
    * The store refused one of this holder's calls as a lost lease (an append): the lease is lost
    * now, not at the next renewal. The run is aborted at once and `assertHeld` refuses from here,
    * so no handler starts, and none passes its signal check, after the store said so.
@@ -57,8 +51,13 @@ export function keepLeaseAlive(options: {
   ttlMs: number;
   /** `performance.now()` when the acquire that granted the lease was sent. */
   sentAt: number;
+  /**
+   * The run's lease state, which the keeper reads (is it releasing? gone?) and moves (refused,
+   * deadline passed). Without it (the keeper's own tests) the keeper makes one, calling `onLost`.
+   */
+  machine?: LeaseMachine;
   /** The lease is gone: lost (`LeaseLostError`) or given up over an unanswered call (`watch`). */
-  onLost: (error: AgentStoreError) => void;
+  onLost?: (error: AgentStoreError) => void;
   /** The monotonic clock; `performance.now` unless a test fakes it. */
   now?: () => number;
   /**
@@ -69,18 +68,27 @@ export function keepLeaseAlive(options: {
    */
   wallNow?: () => number;
 }): LeaseKeeper {
-  const { store, sessionId, lease, ttlMs, onLost } = options;
+  const { store, sessionId, lease, ttlMs } = options;
+  const onLost = options.onLost ?? (() => undefined);
+  const machine = options.machine ?? leaseMachine(onLost);
   const now = options.now ?? (() => performance.now());
   const validFor = ttlMs - leaseSafetyMarginMs(ttlMs);
   const renewEvery = Math.max(1, Math.floor(ttlMs / 4));
   const wallNow = options.wallNow ?? (() => Date.now());
+  // The local deadline on each clock, moved only by a renewal that answered in time.
   let deadline = options.sentAt + validFor;
   let wallDeadline = wallNow() - (now() - options.sentAt) + validFor;
   const passed = () => now() >= deadline || wallNow() >= wallDeadline;
-  let lost: AgentStoreError | null = null;
+  /** The error the lease was lost or given up with, from the one source of truth. */
+  const goneWith = (): AgentStoreError | null => {
+    const state = machine.state;
+    return isGone(state) ? state.error : null;
+  };
+  // Timers only: once stopped, no renewal or deadline timer runs (the lease's state is the machine's).
   let stopped = false;
-  let releasing = false;
+  // The last renewal's failure, reported as the cause when the deadline passes.
   let lastError: unknown = null;
+  // The two timers, cleared by stop().
   let renewTimer: ReturnType<typeof setTimeout> | undefined;
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -92,11 +100,9 @@ export function keepLeaseAlive(options: {
           cause === undefined ? undefined : { cause },
         );
 
-  const lose = (error: AgentStoreError) => {
-    if (lost !== null) return;
-    lost = error;
-    stop();
-    onLost(error);
+  /** Moves the lease's state; once it is gone, no timer of this keeper runs any more. */
+  const lose = (event: Extract<LeaseEvent, { error: AgentStoreError }>) => {
+    if (isGone(machine.dispatch(event))) stop();
   };
 
   const expire = () => {
@@ -104,7 +110,7 @@ export function keepLeaseAlive(options: {
       lastError === null
         ? new Error(`no renewal answered within ${validFor} ms of the last grant (local lease deadline)`)
         : lastError;
-    lose(leaseLost(reason));
+    lose({ type: 'deadline-passed', error: leaseLost(reason) });
   };
 
   const armDeadline = () => {
@@ -138,7 +144,7 @@ export function keepLeaseAlive(options: {
         lastError = null;
         // An answer that arrives after the deadline is too late: the run is already aborted, even
         // when a blocked event loop has not let the deadline timer fire yet.
-        if (lost === null && !passed() && sentAt + validFor > deadline) {
+        if (goneWith() === null && !passed() && sentAt + validFor > deadline) {
           deadline = sentAt + validFor;
           wallDeadline = sentWall + validFor;
           armDeadline();
@@ -146,8 +152,12 @@ export function keepLeaseAlive(options: {
       },
       (error: unknown) => {
         if (stopped) return;
-        if (isAgentStoreError(error, 'LEASE_LOST') && !releasing) lose(error);
-        else lastError = error; // a passing fault: the next renewal retries while the deadline allows
+        if (isAgentStoreError(error, 'LEASE_LOST')) {
+          // (Ignored by the machine while the run is releasing: that release may have landed first.)
+          lose({ type: 'refused', by: 'renewal', error });
+          if (goneWith() !== null) return;
+        }
+        lastError = error; // a passing fault: the next renewal retries while the deadline allows
       },
     );
     renewTimer = setTimeout(renew, renewEvery);
@@ -166,15 +176,16 @@ export function keepLeaseAlive(options: {
 
   return {
     assertHeld() {
-      if (lost === null && passed()) expire();
-      if (lost !== null) throw lost;
+      if (goneWith() === null && passed()) expire();
+      const gone = goneWith();
+      if (gone !== null) throw gone;
     },
     watch(call, overdue) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           // Once the run is over (stopped) there is no lease left to give up, only a wait to end.
-          const error = lost ?? overdue();
-          if (!stopped) lose(error);
+          const error = goneWith() ?? overdue();
+          if (!stopped) lose({ type: 'deadline-passed', error });
           reject(error);
         }, validFor);
         unref(timer);
@@ -190,10 +201,7 @@ export function keepLeaseAlive(options: {
         );
       });
     },
-    releasing() {
-      releasing = true;
-    },
-    lost: lose,
+    lost: (error) => lose({ type: 'refused', by: 'append', error }),
     stop,
   };
 }

@@ -10,8 +10,8 @@ import {
 } from '../store/json-boundary.ts';
 import { validateMessageParts } from '../store/message-parts-check.ts';
 import { messageByteLength, utf8ByteLength } from '../store/validation.ts';
+import { fitsOneAppend } from './message-ledger.ts';
 import { callUsage, readReplyParts, richFields } from './reply-parts.ts';
-import { fitsOneAppend } from './session-writer.ts';
 import type { ToolCallIds } from './tool-call-ids.ts';
 import { type CallScope, errorText, resultMessage } from './tool-results.ts';
 

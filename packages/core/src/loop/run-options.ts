@@ -13,7 +13,8 @@ import {
   validateTtlMs,
 } from '../store/validation.ts';
 import { readUserMessage, type UserMessage } from './content-input.ts';
-import { maxResultBytes } from './session-writer.ts';
+import { maxResultBytes } from './message-ledger.ts';
+import { checkSignal, checkStoreShape } from './run-option-shapes.ts';
 
 /** The longest `leaseWaitMs`: what a timer can wait (2^31 − 1 ms, ~24.8 days) without overflowing. */
 export const MAX_LEASE_WAIT_MS = 2_147_483_647;
@@ -85,6 +86,8 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): Use
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object' });
   }
   const { sessionId, message, messageId } = options;
+  checkStoreShape(options.store, sessionId !== undefined);
+  checkSignal((options as { signal?: unknown }).signal);
   const limits: StoreLimits | undefined = options.store?.limits;
   if (typeof (options.llm as { generate?: unknown } | undefined)?.generate !== 'function') {
     throw new InvalidArgumentError({ argument: 'llm', reason: 'must have a generate() function' });

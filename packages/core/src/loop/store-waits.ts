@@ -12,50 +12,65 @@
  */
 export interface StoreWaits {
   answer<T>(call: Promise<T>): Promise<T>;
+  /**
+   * Like `answer`, but the caller's abort does not end it: for an append of results whose
+   * handlers finished (their effects happened), which is sent, and waited for, until it lands
+   * or the lease ends (the keeper bounds a call that never answers).
+   */
+  whileHeld<T>(call: Promise<T>): Promise<T>;
   /** Unlinks from both signals (the run is over). */
   stop(): void;
 }
 
 export function storeWaits(caller: AbortSignal, leaseLost: AbortSignal): StoreWaits {
+  /** Waits the caller's abort ends, and waits only a lost lease ends. */
   const waiting = new Set<(reason: unknown) => void>();
-  const endAll = (reason: unknown) => {
-    for (const end of [...waiting]) end(reason);
+  const waitingOnLease = new Set<(reason: unknown) => void>();
+  const endAll = (reason: unknown, which: Set<(reason: unknown) => void>) => {
+    for (const end of [...which]) end(reason);
   };
   let callerTurn: ReturnType<typeof setTimeout> | undefined;
-  const onLeaseLost = () => endAll(leaseLost.reason);
+  const onLeaseLost = () => {
+    endAll(leaseLost.reason, waiting);
+    endAll(leaseLost.reason, waitingOnLease);
+  };
   const onCallerAbort = () => {
-    callerTurn = setTimeout(() => endAll(caller.reason), 0);
+    callerTurn = setTimeout(() => endAll(caller.reason, waiting), 0);
   };
   leaseLost.addEventListener('abort', onLeaseLost, { once: true });
   caller.addEventListener('abort', onCallerAbort, { once: true });
 
+  const wait = <T>(call: Promise<T>, callerMayEnd: boolean): Promise<T> => {
+    if (leaseLost.aborted) {
+      // The run gets the abort reason; what `call` ends with is moot, not an unhandled rejection.
+      call.catch(() => undefined);
+      return Promise.reject(leaseLost.reason);
+    }
+    const set = callerMayEnd ? waiting : waitingOnLease;
+    return new Promise<T>((resolve, reject) => {
+      const end = (reason: unknown) => {
+        set.delete(end);
+        reject(reason);
+      };
+      set.add(end);
+      // Began after the caller aborted: this wait gets its own turn.
+      if (callerMayEnd && caller.aborted) setTimeout(() => end(caller.reason), 0);
+      call.then(
+        (value) => {
+          set.delete(end);
+          resolve(value);
+        },
+        (error: unknown) => {
+          set.delete(end);
+          reject(error);
+        },
+      );
+    });
+  };
+
   return {
-    answer<T>(call: Promise<T>): Promise<T> {
-      if (leaseLost.aborted) {
-        // The run gets the abort reason; what `call` ends with is moot, not an unhandled rejection.
-        call.catch(() => undefined);
-        return Promise.reject(leaseLost.reason);
-      }
-      return new Promise<T>((resolve, reject) => {
-        const end = (reason: unknown) => {
-          waiting.delete(end);
-          reject(reason);
-        };
-        waiting.add(end);
-        // Began after the caller aborted: this wait gets its own turn.
-        if (caller.aborted) setTimeout(() => end(caller.reason), 0);
-        call.then(
-          (value) => {
-            waiting.delete(end);
-            resolve(value);
-          },
-          (error: unknown) => {
-            waiting.delete(end);
-            reject(error);
-          },
-        );
-      });
-    },
+    answer: (call) => wait(call, true),
+    whileHeld: (call) => wait(call, false),
     stop() {
       leaseLost.removeEventListener('abort', onLeaseLost);
       caller.removeEventListener('abort', onCallerAbort);

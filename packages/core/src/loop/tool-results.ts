@@ -137,7 +137,7 @@ async function runHandler(scope: CallScope, tool: AnyTool, call: ToolCall, input
     output = await tool.handler(input, ctx);
   } catch (error) {
     // Aborted mid-handler: whether it took effect is unknown, so record nothing; the next run
-    // resolves the call like any interrupted one.
+    // resolves the call like any orphaned one.
     if (scope.signal.aborted) throw scope.signal.reason ?? error;
     return resultMessage(scope, call, { error: errorText(error) }, origin, 'tool-error');
   }
@@ -244,17 +244,17 @@ export async function runPreparedCall(
 }
 
 /**
- * Turns one tool call into its result message. `resumed` marks a call interrupted by a crash:
+ * Turns one tool call into its result message. `resumed` marks an orphaned call (a crash cut it short):
  * it goes to `reconcile`, is re-invoked only when `safeToRetry`, or gets a durability error.
  */
-export async function settleToolCall(
+export async function answerToolCall(
   scope: CallScope,
   call: ToolCall,
   resumed: boolean,
 ): Promise<NewMessage> {
   if (!resumed) return runPreparedCall(scope, call, await prepareFreshCall(scope, call));
   const tool = toolNamed(scope, call.name);
-  // An interrupted call whose tool is gone or whose input no longer validates (a deploy between
+  // An orphaned call whose tool is gone or whose input no longer validates (a deploy between
   // crash and resume) may still have run: say so, never "it did not run".
   if (!tool) return durabilityError(scope, call);
   let input: unknown;
@@ -263,7 +263,7 @@ export async function settleToolCall(
   } catch {
     return durabilityError(scope, call);
   }
-  // An interrupted call stays open for the next run to resolve when this one was cancelled.
+  // An orphaned call stays open for the next run to resolve when this one was cancelled.
   if (scope.signal.aborted) throw scope.signal.reason;
   const attempt = 2;
   // Each piece of user code gets its own context object too: reconcile cannot change the handler's.

@@ -4,6 +4,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamodbStore } from '../dynamodb-store.ts';
 import { createTable } from '../table.ts';
 import { dynamodbCapabilities } from './capabilities.ts';
+import { importServers } from './import-servers.ts';
 
 export { dynamodbCapabilities, rawItems, rawMessageSk } from './capabilities.ts';
 
@@ -110,7 +111,14 @@ export default async function openDynamodbTarget(
   options?: Partial<DynamodbTargetOptions>,
 ): Promise<OpenTestTarget> {
   if (options?.endpoint) return dynamodbTestTarget(options as DynamodbTargetOptions);
-  const { launchDynamoDb } = await import('@agentstore/servers');
+  // A server of the user's own needs no launcher: @agentstore/servers is an optional peer.
+  const endpoint = process.env.AGENTSTORE_DYNAMODB_ENDPOINT;
+  if (endpoint) return dynamodbTestTarget({ ...options, endpoint, dataDir: null });
+  const { launchDynamoDb } = await importServers(
+    '@agentstore/dynamodb',
+    'AGENTSTORE_DYNAMODB_ENDPOINT',
+    'a DynamoDB Local',
+  );
   return targetOnServer(
     () => launchDynamoDb({ persist: true }),
     (server) =>

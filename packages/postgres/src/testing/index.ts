@@ -3,6 +3,7 @@ import { type OpenTestTarget, roundTripCounters, targetOnServer } from '@agentst
 import pg from 'pg';
 import { postgresStore } from '../postgres-store.ts';
 import { postgresCapabilities } from './capabilities.ts';
+import { importServers } from './import-servers.ts';
 
 export { postgresCapabilities } from './capabilities.ts';
 
@@ -95,7 +96,10 @@ export default async function openPostgresTarget(
   options?: Partial<PostgresTargetOptions>,
 ): Promise<OpenTestTarget> {
   if (options?.connectionString) return postgresTestTarget(options as PostgresTargetOptions);
-  const { launchPostgres } = await import('@agentstore/servers');
+  // A server of the user's own needs no launcher: @agentstore/servers is an optional peer.
+  const url = process.env.AGENTSTORE_PG_URL;
+  if (url) return postgresTestTarget({ ...options, connectionString: url });
+  const { launchPostgres } = await importServers('@agentstore/postgres', 'AGENTSTORE_PG_URL', 'a Postgres');
   return targetOnServer(
     () => launchPostgres(),
     (server) => postgresTestTarget({ ...options, connectionString: server.info.url }),

@@ -3,6 +3,7 @@ import { type OpenTestTarget, roundTripCounters, targetOnServer } from '@agentst
 import { Redis } from 'ioredis';
 import { redisStore } from '../redis-store.ts';
 import { redisCapabilities } from './capabilities.ts';
+import { importServers } from './import-servers.ts';
 
 export { FLOOR_LUA, redisCapabilities, redisKeys } from './capabilities.ts';
 
@@ -105,7 +106,10 @@ export default async function openRedisTarget(
   options?: Partial<RedisTargetOptions>,
 ): Promise<OpenTestTarget> {
   if (options?.url) return redisTestTarget(options as RedisTargetOptions);
-  const { launchRedis } = await import('@agentstore/servers');
+  // A server of the user's own needs no launcher: @agentstore/servers is an optional peer.
+  const url = process.env.AGENTSTORE_REDIS_URL;
+  if (url) return redisTestTarget({ ...options, url });
+  const { launchRedis } = await importServers('@agentstore/redis', 'AGENTSTORE_REDIS_URL', 'a Redis');
   return targetOnServer(
     () => launchRedis(),
     (server) => redisTestTarget({ ...options, url: server.info.url }),

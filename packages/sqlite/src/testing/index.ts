@@ -1,3 +1,5 @@
+// First: refuses a Node whose better-sqlite3 would crash, before the driver is loaded.
+import '../node-guard.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

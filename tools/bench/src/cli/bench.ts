@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { renderChart } from '../chart.ts';
 import {
   README_MARKERS,
@@ -75,12 +75,15 @@ async function main(argv: string[]): Promise<number> {
   }
   progress.finish();
 
-  process.stdout.write(formatTable(report));
+  const json = command.json ? resolve(process.cwd(), command.json) : null;
+  // On the terminal the JSON's own path; in a markdown file, a link relative to that file.
+  process.stdout.write(formatTable(report, { rawFigures: json }));
   if (command.json) console.log(`JSON: ${write(command.json, `${JSON.stringify(report, null, 2)}\n`)}`);
   if (command.chart) console.log(`Chart: ${write(command.chart, renderChart(report))}`);
   if (command.markdown) {
     const path = resolve(process.cwd(), command.markdown);
-    if (!rewriteBetween(path, RESULTS_MARKERS, resultsMarkdown(report))) {
+    const rawFigures = json === null ? null : relative(dirname(path), json);
+    if (!rewriteBetween(path, RESULTS_MARKERS, resultsMarkdown(report, { rawFigures }))) {
       console.error(`agentstore-bench: ${path} has no ${RESULTS_MARKERS.join(' … ')} markers; not written`);
       return 1;
     }

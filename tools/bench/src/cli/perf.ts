@@ -3,7 +3,8 @@
 // samples in repeated rounds (CI's perf gate only counts; see specs/perf-gate.ts). The figures are
 // the bench's per-step measure (measureStep). Exits 1 when a judged ratio's median round is beyond
 // the target's `maxFloorRatio` (default 3).
-// Run: pnpm perf [--target <modules>] [--rounds 10] [--samples 6] [--steps 10] [--model-latency-ms 2]
+// Run: agentstore-perf --target <modules> (in the repository: pnpm perf), --help for the options.
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,45 +20,79 @@ import {
   perfVerdicts,
 } from '../perf/ratios.ts';
 
-/** Run from the repository root: the built-in targets start and stop throwaway servers. */
-const DEFAULT_TARGETS = ['packages/sqlite/src/testing/index.ts', 'packages/postgres/src/testing/index.ts'];
+/**
+ * Inside the agentstore repository (`pnpm perf`, run from its root) the targets default to the
+ * SQLite and Postgres sources; anywhere else `--target` is required.
+ */
+const REPOSITORY_TARGETS = ['packages/sqlite/src/testing/index.ts', 'packages/postgres/src/testing/index.ts'];
 
-const USAGE = `pnpm perf [--target <module>,…] [--rounds N] [--samples N] [--steps S] [--model-latency-ms N]
-  --target  target modules (default: ${DEFAULT_TARGETS.join(',')}), e.g. an adapter's ./testing entry
-  --rounds  rounds (default ${PERF_DEFAULTS.rounds}); --samples per side and round (default ${PERF_DEFAULTS.samples})
-  --steps   S: durable and stateless runs of S and 2S tool steps are timed (default ${PERF_DEFAULTS.steps})`;
+const PERF_USAGE = `Usage: agentstore-perf --target <module>[,<module>…] [--rounds N] [--samples N] [--steps S] [--model-latency-ms N]
 
-const count = (name: string, text: string): number => {
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a whole number ≥ 1`);
+Times each store's durable overhead per tool step against its hand-written floor in interleaved
+rounds and judges the ratios against the target's maxFloorRatio (default ${DEFAULT_MAX_FLOOR_RATIO}); exits 1 when one is
+beyond it. Never run by CI (times depend on the machine): CI's perf gate counts instead.
+
+  --target            target modules, comma-separated: an adapter's ./testing entry, e.g.
+                      node_modules/@agentstore/postgres/dist/testing/index.js, or your own store's
+                      target file (docs/custom-store.md). Required, except from the root of the
+                      agentstore repository, where it defaults to ${REPOSITORY_TARGETS.join(',')}
+  --rounds            rounds (default ${PERF_DEFAULTS.rounds})
+  --samples           samples per side and round (default ${PERF_DEFAULTS.samples})
+  --steps             S: durable and stateless runs of S and 2S tool steps are timed (default ${PERF_DEFAULTS.steps})
+  --model-latency-ms  the scripted model's fixed latency (default ${PERF_DEFAULTS.modelLatencyMs})
+  -h, --help          this text
+
+The built-in Postgres, Redis and DynamoDB targets use AGENTSTORE_PG_URL, AGENTSTORE_REDIS_URL or
+AGENTSTORE_DYNAMODB_ENDPOINT when set; otherwise they start a throwaway server through
+@agentstore/servers.`;
+
+class PerfUsageError extends Error {}
+
+const count = (name: string, text: string, min = 1): number => {
+  const value = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new PerfUsageError(`--${name} must be a whole number ≥ ${min}, not ${JSON.stringify(text)}`);
+  }
   return value;
 };
 
+function parsePerfArgs(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv.filter((arg) => arg !== '--'),
+      options: {
+        target: { type: 'string' },
+        rounds: { type: 'string', default: String(PERF_DEFAULTS.rounds) },
+        samples: { type: 'string', default: String(PERF_DEFAULTS.samples) },
+        steps: { type: 'string', default: String(PERF_DEFAULTS.steps) },
+        'model-latency-ms': { type: 'string', default: String(PERF_DEFAULTS.modelLatencyMs) },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (error) {
+    // node:util names the flag ("Unknown option '--x'"): a usage error, not a crash.
+    throw new PerfUsageError((error as Error).message);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv.filter((arg) => arg !== '--'),
-    options: {
-      target: { type: 'string', default: DEFAULT_TARGETS.join(',') },
-      rounds: { type: 'string', default: String(PERF_DEFAULTS.rounds) },
-      samples: { type: 'string', default: String(PERF_DEFAULTS.samples) },
-      steps: { type: 'string', default: String(PERF_DEFAULTS.steps) },
-      'model-latency-ms': { type: 'string', default: String(PERF_DEFAULTS.modelLatencyMs) },
-      help: { type: 'boolean', default: false },
-    },
-  });
+  const values = parsePerfArgs(argv);
   if (values.help) {
-    console.log(USAGE);
+    console.log(PERF_USAGE);
     return 0;
   }
-  const modules = values.target
+  const inRepository = REPOSITORY_TARGETS.every((path) => existsSync(resolve(process.cwd(), path)));
+  const targets = values.target ?? (inRepository ? REPOSITORY_TARGETS.join(',') : '');
+  const modules = targets
     .split(',')
     .filter(Boolean)
     .map((path) => resolve(process.cwd(), path));
+  if (modules.length === 0) throw new PerfUsageError('--target names no target module');
   const sampling = {
     rounds: count('rounds', values.rounds),
     samples: count('samples', values.samples),
     steps: count('steps', values.steps),
-    modelLatencyMs: Number(values['model-latency-ms']),
+    modelLatencyMs: count('model-latency-ms', values['model-latency-ms'], 0),
   };
   console.log(`machine: ${describeMachine(machineInfo())}`);
   console.log(
@@ -107,6 +142,10 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (error instanceof PerfUsageError) {
+      console.error(`agentstore-perf: ${error.message}\n\n${PERF_USAGE}`);
+      process.exit(2);
+    }
     console.error(error);
     process.exit(1);
   },

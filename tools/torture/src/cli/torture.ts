@@ -10,11 +10,13 @@ Crash torture for any agentstore store: runs a multi-step agent in worker proces
 target a module describes (the same file agentstore-conformance takes; built-in stores publish
 theirs as @agentstore/<name>/testing, e.g. node_modules/@agentstore/postgres/dist/testing/index.js),
 SIGKILLs them at seeded random moments and resumes in fresh processes until the run
-completes; races workers on one crashed session; SIGSTOPs a worker past its lease (fencing);
+completes; races workers on one crashed session; races lease-less appends from several processes
+on one session (the store's own seq check must hold them apart); SIGSTOPs a worker past its lease (fencing);
 partitions a lease holder from the database while its handlers run; optionally crash-restarts
 the server mid-run. Checks after every trial: no side effect without
 retry ran twice, every tool call has one result, every acknowledged message is stored exactly
-once with contiguous seqs, the run completes. The target must declare \`reopen\` (how another
+once with contiguous seqs, the run completes. Every session the torture created is deleted
+when it ends. The target must declare \`reopen\` (how another
 process opens the same data) and a raw reader.
 
   --target, -t <modules>  target module files (comma-separated)
@@ -22,6 +24,8 @@ process opens the same data) and a raw reader.
   --seed <S>              seed for every random choice (default: random, printed)
   --racers <list>         racing scenarios, e.g. 2,8 (default none)
   --race-trials <N>       trials per racer count (default 1)
+  --append-race-trials <N> lease-less append races per store (default 1; 0: none)
+  --append-racers <N>     processes per append race, 30 appends each (default 3)
   --fence-trials <N>      SIGSTOP fencing trials per store (default 1)
   --partition-trials <N>  trials where the lease holder's renewals hang while its handlers run (default 1)
   --faults                crash-restart the server mid-run (targets with restart())
@@ -42,6 +46,8 @@ function parse(argv: string[]) {
       seed: { type: 'string' },
       racers: { type: 'string' },
       'race-trials': { type: 'string' },
+      'append-race-trials': { type: 'string' },
+      'append-racers': { type: 'string' },
       'fence-trials': { type: 'string' },
       'partition-trials': { type: 'string' },
       faults: { type: 'boolean' },
@@ -89,6 +95,8 @@ async function main(argv: string[]): Promise<number> {
       seed: count(values.seed, Math.floor(Math.random() * 2 ** 31), 'seed'),
       racers,
       raceTrials: count(values['race-trials'], 1, 'race-trials', 1),
+      appendRaceTrials: count(values['append-race-trials'], 1, 'append-race-trials'),
+      appendRacers: count(values['append-racers'], 3, 'append-racers', 2),
       fenceTrials: count(values['fence-trials'], 1, 'fence-trials'),
       partitionTrials: count(values['partition-trials'], 1, 'partition-trials'),
       faults: values.faults ?? false,
