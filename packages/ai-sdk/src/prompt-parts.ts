@@ -1,5 +1,12 @@
 import type { FilePart, JsonValue, LlmMessage, MessagePart, ReasoningFilePart } from '@agentstore/core';
 
+/**
+ * A call's input as the AI SDK's tool loop sends it back: an input that is not a JSON object (not
+ * JSON at all, or a string or a number: it failed the tool's schema) goes back as `{}`, since
+ * providers require an object there (Anthropic's `tool_use.input`, Gemini's `functionCall.args`).
+ */
+export const sentInput = (input: JsonValue): JsonValue => (typeof input === 'object' ? input : {});
+
 /** Which prompt shape the model takes: files are tagged in spec v4 and bare in v3. */
 export type SpecVersion = 'v4' | 'v3';
 
@@ -74,7 +81,7 @@ export function assistantContent(message: LlmMessage, parts: readonly MessagePar
           type: 'tool-call',
           toolCallId: call.id,
           toolName: call.name,
-          input: call.input,
+          input: sentInput(call.input),
           ...withOptions(part),
         });
         break;
@@ -84,7 +91,7 @@ export function assistantContent(message: LlmMessage, parts: readonly MessagePar
           type: 'tool-call',
           toolCallId: part.toolCallId,
           toolName: part.toolName,
-          input: part.input,
+          input: sentInput(part.input),
           providerExecuted: true,
           ...withOptions(part),
         });
@@ -121,8 +128,7 @@ export function userContent(parts: readonly MessagePart[], version: SpecVersion)
 
 /**
  * A tool result stored with parts (`toModelOutput`) as the spec's `content` output: text and
- * files, in the shape each spec version names them (v4 `file`; v3 `file-data` / `file-url`, or
- * `image-data` / `image-url` for images).
+ * files, in the shape each spec version names them (v4 `file`; v3 `file-data` / `file-url`).
  */
 export function contentOutput(parts: readonly MessagePart[], version: SpecVersion) {
   const value: unknown[] = [];
@@ -139,15 +145,15 @@ export function contentOutput(parts: readonly MessagePart[], version: SpecVersio
       });
       continue;
     }
-    const image = part.mediaType.startsWith('image/');
+    // As the AI SDK converts a v4 prompt for a v3 model: `file-data` / `file-url`, images included.
     value.push(
       part.url !== undefined
-        ? { type: image ? 'image-url' : 'file-url', url: part.url, ...withOptions(part) }
+        ? { type: 'file-url', url: part.url, ...withOptions(part) }
         : {
-            type: image ? 'image-data' : 'file-data',
+            type: 'file-data',
             data: part.data ?? '',
             mediaType: part.mediaType,
-            ...(!image && part.filename !== undefined ? { filename: part.filename } : {}),
+            ...(part.filename !== undefined ? { filename: part.filename } : {}),
             ...withOptions(part),
           },
     );

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type JsonValue, type LlmMessage } from '@agentstore/core';
-import { assistantContent, contentOutput, type SpecVersion, userContent } from './prompt-parts.ts';
+import { assistantContent, contentOutput, type SpecVersion, sentInput, userContent } from './prompt-parts.ts';
 
 // The subset of the spec's prompt this adapter produces for messages without parts. It is
 // identical in LanguageModelV4 and LanguageModelV3; parts (files above all) differ, see prompt-parts.
@@ -112,7 +112,12 @@ export function toPrompt(
         if (message.content !== '' || calls.length === 0)
           content.push({ type: 'text', text: message.content });
         for (const call of calls) {
-          content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input });
+          content.push({
+            type: 'tool-call',
+            toolCallId: call.id,
+            toolName: call.name,
+            input: sentInput(call.input),
+          });
         }
         prompt.push({ role: 'assistant', content });
         return;

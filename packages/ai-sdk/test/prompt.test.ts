@@ -89,7 +89,7 @@ describe('core messages → the provider prompt', () => {
         role: 'assistant',
         content: [
           { type: 'tool-call', toolCallId: 'c3', toolName: 'postSlack', input: { text: 'Paris 21°C' } },
-          { type: 'tool-call', toolCallId: 'c4', toolName: 'summarize', input: 'free text' },
+          { type: 'tool-call', toolCallId: 'c4', toolName: 'summarize', input: {} }, // not an object: sent back as {}, as the AI SDK's loop does
           { type: 'tool-call', toolCallId: 'c5', toolName: 'legacy', input: {} },
         ],
       },

@@ -8,7 +8,7 @@ import {
   snapshotInput,
   toWellFormedText,
 } from '../store/json-boundary.ts';
-import { validateMessageParts } from '../store/message-parts-check.ts';
+import { largestPart, validateMessageParts } from '../store/message-parts-check.ts';
 import { messageByteLength, utf8ByteLength } from '../store/validation.ts';
 import { fitsOneAppend } from './message-ledger.ts';
 import { callUsage, readReplyParts, richFields } from './reply-parts.ts';
@@ -74,7 +74,7 @@ export function modelStep(
     refuse('toolCalls', 'must be an array');
   }
   const given = (rawCalls ?? []) as unknown[];
-  const replyParts = readReplyParts((reply as { parts?: unknown }).parts, given.length, refuse);
+  const replyParts = readReplyParts((reply as { parts?: unknown }).parts, given.length, text, refuse);
   const usageRecord = callUsage(reply as { usage?: unknown; modelId?: unknown; responseId?: unknown });
 
   /** Why the call at an index cannot run. */
@@ -182,6 +182,14 @@ export function modelStep(
     }
     if (biggest < 0) {
       const size = messageByteLength(step.assistant);
+      const part = largestPart(step.assistant);
+      if (part !== undefined) {
+        refuse(
+          part.slice(0, part.indexOf(' ')),
+          `makes the assistant message ${size} bytes, over what the store takes in one message or append ` +
+            `(${Math.min(limits.maxMessageBytes, limits.maxAppendBytes ?? Number.POSITIVE_INFINITY)} bytes); its largest part: ${part}`,
+        );
+      }
       refuse(
         'text',
         `makes the assistant message ${size} bytes (the text alone is ${utf8ByteLength(text)}), ` +

@@ -10,21 +10,39 @@ type Refuse = (field: string, reason: string) => never;
  * what the store boundary cannot know: each of the reply's calls has exactly one `tool-call`
  * part. Text is made well-formed as the reply's `text` is; provider options are kept as given.
  */
-export function readReplyParts(raw: unknown, callCount: number, refuse: Refuse): ReplyPart[] | undefined {
+export function readReplyParts(
+  raw: unknown,
+  callCount: number,
+  text: string,
+  refuse: Refuse,
+): ReplyPart[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   let parts: unknown;
   try {
     parts = snapshotInput(raw);
-    assertPlainJson(parts, 'parts');
   } catch (error) {
     return refuse('parts', `must be plain JSON (${(error as Error).message})`);
   }
   if (!Array.isArray(parts)) return refuse('parts', 'must be an array');
+  // Text first made well-formed, as the reply's `text` is (a lone surrogate becomes U+FFFD, what
+  // a UTF-8 store makes of it anyway), so the paid reply is not refused for it.
+  for (const part of parts) {
+    const p = part as { type?: unknown; text?: unknown } | null;
+    if ((p?.type === 'text' || p?.type === 'reasoning') && typeof p.text === 'string')
+      p.text = toWellFormedText(p.text);
+  }
+  try {
+    assertPlainJson(parts, 'parts');
+  } catch (error) {
+    return refuse('parts', `must be plain JSON (${(error as Error).message})`);
+  }
   const placed = new Set<number>();
+  let joined = '';
   parts.forEach((part: unknown, i) => {
     if (typeof part !== 'object' || part === null || Array.isArray(part))
       refuse(`parts[${i}]`, 'must be an object');
     const p = part as { type?: unknown; call?: unknown; text?: unknown };
+    if (p.type === 'text' && typeof p.text === 'string') joined += p.text;
     if (p.type === 'tool-call') {
       const call = p.call;
       if (typeof call !== 'number' || !Number.isInteger(call) || call < 0 || call >= callCount) {
@@ -32,12 +50,18 @@ export function readReplyParts(raw: unknown, callCount: number, refuse: Refuse):
       }
       if (placed.has(call as number)) refuse(`parts[${i}].call`, `places call ${call} a second time`);
       placed.add(call as number);
-    } else if ((p.type === 'text' || p.type === 'reasoning') && typeof p.text === 'string') {
-      p.text = toWellFormedText(p.text);
     }
   });
   if (placed.size !== callCount)
     refuse('parts', `places ${placed.size} of the reply's ${callCount} tool calls`);
+  // The stored content is the text parts joined; a reply whose parts leave out its text would
+  // lose the answer without a word: an adapter bug, refused loudly.
+  if (joined !== text) {
+    refuse(
+      'parts',
+      `hold ${joined.length} characters of text where the reply's text has ${text.length}: the text parts, joined, must be the reply's text`,
+    );
+  }
   return parts as ReplyPart[];
 }
 

@@ -108,7 +108,12 @@ export function checkRunOptions(options: CheckedOptions, agentName: string): Use
     if (value !== undefined && value !== null) validateIdentifier(value, key, MAX_IDENTITY_BYTES);
   }
   if (messageId !== undefined) validateIdentifier(messageId, 'messageId', MAX_MESSAGE_ID_BYTES);
-  const user = message === undefined ? undefined : readUserMessage(message);
+  // A durable run judges a file by the store's limit before encoding it (a huge upload is refused, not encoded).
+  const budget =
+    limits !== undefined && sessionId !== undefined
+      ? { sessionId, limit: maxResultBytes(limits) }
+      : undefined;
+  const user = message === undefined ? undefined : readUserMessage(message, budget);
   if (user !== undefined && limits !== undefined && sessionId !== undefined) {
     checkMessageSize(limits, sessionId, user, messageId);
   }

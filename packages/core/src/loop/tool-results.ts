@@ -117,7 +117,7 @@ async function outputMessage(
     let parts: MessagePart[] | undefined;
     try {
       if (tool.toModelOutput)
-        parts = readContentParts(await tool.toModelOutput(checked), `toModelOutput(${call.name})`);
+        parts = readContentParts(await tool.toModelOutput(checked), `toModelOutput(${call.name})`, 'tool');
     } catch (error) {
       // The effect happened: what failed is only how the output is shown to the model.
       return resultMessage(scope, call, { error: errorText(error) }, origin, 'tool-output-error');

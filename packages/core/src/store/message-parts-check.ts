@@ -67,6 +67,16 @@ function checkFileSource(part: Record<string, unknown>, path: string): void {
     refuse(`${path}.mediaType`, 'must be a media type such as image/png');
 }
 
+/**
+ * An object whose keys are the provider's (a provider's options, a source): any keys, checked as
+ * a whole by `assertPlainJson`. Only its being an object is checked here, in one step, whatever
+ * its width.
+ */
+function openObject(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(path, 'must be an object');
+  return value as Record<string, unknown>;
+}
+
 function checkPart(value: unknown, path: string, role: Role, callIds: Map<string, number>): void {
   const type = (value as { type?: unknown } | null)?.type;
   if (typeof type !== 'string' || !MESSAGE_PART_TYPES.includes(type as MessagePart['type'])) {
@@ -76,10 +86,9 @@ function checkPart(value: unknown, path: string, role: Role, callIds: Map<string
   const part = validateObject(value, path, PART_FIELDS[kind]);
   if (!ALLOWED[role].has(kind)) refuse(`${path}.type`, `a ${role} message cannot hold a ${kind} part`);
   if (part[OPTIONS] !== undefined) {
-    const options = validateObject(part[OPTIONS], `${path}.${OPTIONS}`, Object.keys(part[OPTIONS] as object));
-    for (const [provider, entry] of Object.entries(options)) {
-      validateObject(entry, `${path}.${OPTIONS}.${provider}`, Object.keys(entry as object));
-    }
+    const options = openObject(part[OPTIONS], `${path}.${OPTIONS}`);
+    for (const provider of Object.keys(options))
+      openObject(options[provider], `${path}.${OPTIONS}.${provider}`);
   }
   switch (kind) {
     case 'text':
@@ -110,7 +119,7 @@ function checkPart(value: unknown, path: string, role: Role, callIds: Map<string
         refuse(`${path}.isError`, 'must be a boolean');
       return;
     case 'source':
-      validateObject(part.source, `${path}.source`, Object.keys(part.source as object));
+      openObject(part.source, `${path}.source`);
       return;
     case 'custom':
       validateText(part.kind, `${path}.kind`);
@@ -123,14 +132,14 @@ function checkPart(value: unknown, path: string, role: Role, callIds: Map<string
  * allowed for the message's role; every one of the message's tool calls has exactly one
  * `tool-call` part, so the order the provider gave is complete.
  */
-export function validateMessageParts(message: NewMessage, path: string): void {
+export function validateMessageParts(message: NewMessage, path: string, partsPath = `${path}.parts`): void {
   const { parts } = message;
-  if (!Array.isArray(parts)) refuse(`${path}.parts`, 'must be an array when present');
-  assertPlainJson(parts, `${path}.parts`);
+  if (!Array.isArray(parts)) refuse(partsPath, 'must be an array when present');
+  assertPlainJson(parts, partsPath);
   const callIds = new Map((message.toolCalls ?? []).map((call) => [call.id, 0]));
-  for (let i = 0; i < parts!.length; i++) checkPart(parts![i], `${path}.parts[${i}]`, message.role, callIds);
+  for (let i = 0; i < parts!.length; i++) checkPart(parts![i], `${partsPath}[${i}]`, message.role, callIds);
   for (const [id, count] of callIds) {
-    if (count === 0) refuse(`${path}.parts`, `has no tool-call part for the call ${JSON.stringify(id)}`);
+    if (count === 0) refuse(partsPath, `has no tool-call part for the call ${JSON.stringify(id)}`);
   }
 }
 
