@@ -40,6 +40,8 @@ export {
   type ShiftingAppend,
   shiftingAppends,
 } from './hostile-values.ts';
+// For a harness that runs checks one by one (e.g. inside a worker): which sessions the kit wrote.
+export { deleteCreated, trackSessions } from './session-tracker.ts';
 // One export per spec: a `ConformanceSpec` ({ title, checks }) to register with
 // `describeSpec(target, spec)` or to run check by check (`spec.checks`).
 export { appendLoadSpec } from './specs/append-load.ts';

@@ -1,4 +1,9 @@
-import { applicableChecks, type ConformanceTarget, conformanceSpecs } from '@agentstore/conformance';
+import {
+  applicableChecks,
+  type ConformanceTarget,
+  conformanceSpecs,
+  trackSessions,
+} from '@agentstore/conformance';
 import { type D1DatabaseLike, d1Store } from '../../src/index.ts';
 import { d1Corrupt, d1Floor, d1RawReader } from '../../src/testing/capabilities.ts';
 
@@ -11,13 +16,18 @@ interface Env {
   DB: D1DatabaseLike;
 }
 
-const TABLE_PREFIX = 'kit_';
+/**
+ * Every check shares the worker's one database, as a deployment shares a schema. Retention sweeps
+ * every idle session of its store, so (as the kit asks) it gets tables of its own: the kit refuses
+ * to sweep sessions it did not write in this request.
+ */
+const tablePrefix = (spec: string) => (spec === 'retention' ? 'kit_retention_' : 'kit_');
 
-function target(db: D1DatabaseLike): ConformanceTarget {
-  const tables = d1Store({ binding: db }, { tablePrefix: TABLE_PREFIX }).tables;
+function target(db: D1DatabaseLike, prefix: string): ConformanceTarget {
+  const tables = d1Store({ binding: db }, { tablePrefix: prefix }).tables;
   return {
     name: 'd1 inside workerd',
-    createStore: () => d1Store({ binding: db }, { tablePrefix: TABLE_PREFIX }),
+    createStore: () => d1Store({ binding: db }, { tablePrefix: prefix }),
     capabilities: {
       raw: d1RawReader(db, tables),
       corrupt: d1Corrupt(db, tables),
@@ -26,17 +36,23 @@ function target(db: D1DatabaseLike): ConformanceTarget {
   };
 }
 
+/** Sessions the kit wrote in this worker, by spec: a check's sweep may delete them, and nothing else. */
+const written = new Map<string, Set<string>>();
+
 async function runCheck(url: URL, env: Env) {
-  const t = target(env.DB);
+  const t = target(env.DB, tablePrefix(url.searchParams.get('spec') ?? ''));
   const spec = conformanceSpecs.find((s) => s.title === url.searchParams.get('spec'));
   const check =
     spec && applicableChecks(t, spec.checks).find((c) => c.name === url.searchParams.get('check'));
   if (!check) return { ok: false, error: `no applicable check ${url.search}` };
-  const store = await t.createStore();
-  await (store as ReturnType<typeof d1Store>).migrate();
+  const opened = await t.createStore();
+  await (opened as ReturnType<typeof d1Store>).migrate();
+  const own = written.get(spec.title) ?? new Set<string>();
+  written.set(spec.title, own);
+  const { store } = trackSessions(opened, own);
   const start = Date.now();
   try {
-    await check.run({ store, target: t, capabilities: t.capabilities ?? {} });
+    await check.run({ store, target: t, capabilities: t.capabilities ?? {}, ownSessions: own });
     return { ok: true, ms: Date.now() - start };
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
