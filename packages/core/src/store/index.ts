@@ -7,6 +7,12 @@
 
 export { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
 export {
+  type DefinedStore,
+  type DefineStoreOptions,
+  defineStore,
+  type StoreImplementation,
+} from './define-store.ts';
+export {
   assertPlainJson,
   isPlainJson,
   isWellFormedText,
