@@ -1,12 +1,12 @@
 import { type AppendInput, LeaseLostError, SeqConflictError } from '@agentstore/core';
+import { utf8ByteLength } from '@agentstore/core/store';
 import {
   SQLITE_MESSAGE_COLUMNS,
   sqliteLeaseFree,
   sqliteLeaseHeld,
   sqliteNowIso,
   type SqliteTableNames as TableNames,
-  utf8ByteLength,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 import type { D1DatabaseLike, D1StatementLike } from './d1-binding.ts';
 import { D1_PLATFORM_LIMITS } from './limits.ts';
 
@@ -70,7 +70,7 @@ const ROWS_PER_STATEMENT = Math.floor((D1_PLATFORM_LIMITS.boundParametersPerStat
 const BODY_BYTES_PER_STATEMENT = D1_PLATFORM_LIMITS.rowBytes;
 
 /** Splits the bodies into runs of indexes that each fit one INSERT statement. */
-export function chunkBodies(bodies: string[]): number[][] {
+export function chunkBodies(bodies: readonly string[]): number[][] {
   const chunks: number[][] = [];
   let current: number[] = [];
   let bytes = 0;
@@ -99,8 +99,8 @@ export function appendStatements(
   sessionId: string,
   input: AppendInput,
   nowIso: string,
-  /** The messages' JSON as `validateAppendInput` returned it. */
-  bodies: string[],
+  /** The messages' JSON as core's boundary measured it. */
+  bodies: readonly string[],
 ): D1StatementLike[] {
   const { expectedSeq, lease } = input;
   const init = input.session?.init;

@@ -4,7 +4,7 @@ import {
   sqliteMigrationPlan,
   sqliteSelectVersionSql,
   sqliteVersionTableSql,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 import type { D1DatabaseLike } from './d1-binding.ts';
 
 /**

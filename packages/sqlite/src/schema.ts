@@ -4,7 +4,7 @@ import {
   sqliteSelectVersionSql,
   sqliteTableNames,
   sqliteVersionTableSql,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 import type { Database } from 'better-sqlite3';
 
 /**

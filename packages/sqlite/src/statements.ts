@@ -8,7 +8,7 @@ import {
   sqliteNowIso,
   sqliteSelectMessagesSql,
   sqliteSelectSessionSql,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 import type { Database, Statement } from 'better-sqlite3';
 
 /** The named parameters of the append's guarded head update (better-sqlite3 binds `@name`). */
@@ -169,7 +169,7 @@ export const MESSAGE_ROWS_PER_INSERT = 16;
 
 /**
  * The named parameters of one message INSERT: the session, the seq of its first row, and per row
- * k its `id<k>`, `role<k>` and `message<k>` (the JSON `validateAppendInput` returned).
+ * k its `id<k>`, `role<k>` and `message<k>` (the JSON core's boundary measured).
  */
 export type MessageInsertParams = Record<string, string | number>;
 

@@ -1,6 +1,7 @@
 /**
  * For store authors: the validation boundary every store passes its input through, the lease
- * rules, the record codecs, and the SQLite dialect shared by the SQLite and D1 adapters.
+ * rules and the record codecs. (The SQLite dialect the SQLite and D1 adapters share lives in
+ * `@agentstore/sqlite-dialect`.)
  * Applications need none of this; they import `@agentstore/core`.
  * @module @agentstore/core/store
  */
@@ -49,7 +50,6 @@ export {
   validateRetentionInput,
 } from './retention.ts';
 export { compareSessionIds } from './session-id-order.ts';
-export * from './sqlite-dialect.ts';
 export {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,

@@ -1,5 +1,5 @@
 import type { MessageRecord } from '@agentstore/core';
-import { SQLITE_MESSAGE_COLUMNS, sqliteRawMessagesSql, sqliteRawSessionSql } from '@agentstore/core/store';
+import { SQLITE_MESSAGE_COLUMNS, sqliteRawMessagesSql, sqliteRawSessionSql } from '@agentstore/sqlite-dialect';
 import type { RawAppendFloor, RawMessageRow, RawReader, RawSessionRow } from '@agentstore/core/testing';
 import type { D1DatabaseLike, D1StatementLike, TableNames } from '../index.ts';
 

@@ -5,10 +5,18 @@
  * (better-sqlite3: `@name`; D1: `?N` only), so SQL that takes values is built from a
  * `Placeholders` map the adapter supplies.
  */
-import { InvalidArgumentError, SchemaVersionError } from '../errors.ts';
-import type { MessageRecord, SessionRecord } from '../records.ts';
-import { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
-import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from './record-codec.ts';
+import {
+  InvalidArgumentError,
+  type MessageRecord,
+  SchemaVersionError,
+  type SessionRecord,
+} from '@agentstore/core';
+import {
+  COMBINED_FILTER_INDEXES,
+  decodeSessionColumns,
+  decodeStoredMessage,
+  type SessionColumns,
+} from '@agentstore/core/store';
 
 /** The schema version both SQLite adapters write and read. */
 export const SQLITE_SCHEMA_VERSION = 3;
@@ -129,7 +137,7 @@ export function sqliteSchemaStatements(options: { tablePrefix?: string } = {}): 
   return [sqliteVersionTableSql(t), ...sqliteSchemaV1(t), sqliteRecordVersionSql(t)];
 }
 
-export { SchemaVersionError } from '../errors.ts';
+export { SchemaVersionError } from '@agentstore/core';
 
 /**
  * What `migrate()` must do given the version it read: nothing (current), the idempotent DDL
