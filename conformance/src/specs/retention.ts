@@ -16,6 +16,15 @@ async function clockPast(iso: string): Promise<void> {
   while (new Date().toISOString() <= iso) await sleep(1);
 }
 
+/**
+ * Waits until a session last written at `iso` is idle by the store's rule: the clock past it, plus
+ * the store's declared `maxClockSkewMs` (a store without a server clock, whose `updatedAt` is the
+ * writer's clock, counts a session idle only past that bound).
+ */
+async function idlePast(store: AgentStore, iso: string): Promise<void> {
+  await clockPast(new Date(Date.parse(iso) + (store.maxClockSkewMs ?? 0)).toISOString());
+}
+
 /** Runs one sweep to its end in batches of `limit`, checking the batch bound on every call. */
 export async function sweep(store: AgentStore, idleBefore: string, limit: number): Promise<string[]> {
   const deleted: string[] = [];
@@ -76,7 +85,7 @@ export const retentionChecks: ConformanceCheck[] = [
       await seedSession(store, touched, 2);
 
       const last = (await store.load(touched))!.session.updatedAt;
-      await clockPast(last);
+      await idlePast(store, last);
       const idleBefore = new Date().toISOString();
       await clockPast(idleBefore);
       // The 20 ms lease above has expired by any clock now (past the store's declared skew, too).
@@ -119,7 +128,7 @@ export const retentionChecks: ConformanceCheck[] = [
       const ids = Array.from({ length: 8 }, () => freshId('retention-race'));
       for (const id of ids) await seedSession(store, id, 2);
       const last = (await store.load(ids[ids.length - 1]!))!.session.updatedAt;
-      await clockPast(last);
+      await idlePast(store, last);
       const idleBefore = new Date().toISOString();
       await clockPast(idleBefore);
       const appends = ids.map((id) =>
@@ -158,7 +167,7 @@ export const retentionChecks: ConformanceCheck[] = [
       const idle = freshId('retention-skew-idle');
       await seedSession(store, idle, 1);
       const last = (await store.load(idle))!.session.updatedAt;
-      await clockPast(last);
+      await idlePast(store, last);
       const idleBefore = new Date().toISOString();
       await clockPast(idleBefore);
       // A worker resumes the idle session: it holds a live lease and has not appended yet.

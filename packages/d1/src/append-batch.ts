@@ -41,16 +41,18 @@ const CASE_LEASE_LOST = `CASE WHEN ?3 IS NULL
            ELSE NOT ${sqliteLeaseHeld({ holder: '?3', epoch: '?4' }, 's.')} END`;
 
 /** Creates the session (only ever reached when the guard saw none and `expectedSeq` was 0) or moves its head. */
+// `updated_at` (and a new session's `created_at`) is the database's clock, never the writer's:
+// retention judges idleness by it.
 function sessionWriteSql(t: TableNames): string {
   return `INSERT INTO ${t.sessions}
       (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
-    VALUES (?1, ?2, ?3, ?4, coalesce(?8, ?5), ?6, 0, ?7, ?7)
+    VALUES (?1, ?2, ?3, ?4, coalesce(?7, ?5), ?6, 0, ${sqliteNowIso()}, ${sqliteNowIso()})
     ON CONFLICT (id) DO UPDATE SET
       head_seq = excluded.head_seq,
       updated_at = excluded.updated_at,
-      state = coalesce(?8, state),
-      lease_holder = CASE WHEN ?9 THEN NULL ELSE lease_holder END,
-      lease_expires_at = CASE WHEN ?9 THEN NULL ELSE lease_expires_at END`;
+      state = coalesce(?7, state),
+      lease_holder = CASE WHEN ?8 THEN NULL ELSE lease_holder END,
+      lease_expires_at = CASE WHEN ?8 THEN NULL ELSE lease_expires_at END`;
 }
 
 /** Bound values per message row: id, role, message (session id and first seq are shared). */
@@ -98,7 +100,6 @@ export function appendStatements(
   t: TableNames,
   sessionId: string,
   input: AppendInput,
-  nowIso: string,
   /** The messages' JSON as core's boundary measured it. */
   bodies: readonly string[],
 ): D1StatementLike[] {
@@ -116,7 +117,6 @@ export function appendStatements(
         init?.tenantId ?? null,
         JSON.stringify(init?.state ?? null),
         expectedSeq + input.messages.length,
-        nowIso,
         state === undefined ? null : JSON.stringify(state),
         input.releaseLease ? 1 : 0,
       ),

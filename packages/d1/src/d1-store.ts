@@ -103,9 +103,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
 
       async append(sessionId, input, bodies) {
         assertOpen();
-        const nowIso = new Date().toISOString();
         try {
-          await db.batch(appendStatements(db, t, sessionId, input, nowIso, bodies));
+          await db.batch(appendStatements(db, t, sessionId, input, bodies));
         } catch (error) {
           throw appendFailure(error, sessionId, input);
         }

@@ -194,7 +194,6 @@ export function postgresStore(
       // `encoded`: each message's JSON, as the size limit measured it; the array below is built from these.
       async append(sessionId, input, encoded) {
         assertOpen();
-        const now = Date.now();
         const { expectedSeq, lease } = input;
         const init = input.session?.init;
         const state = input.session?.state;
@@ -211,7 +210,6 @@ export function postgresStore(
           expectedSeq,
           lease?.holder ?? null,
           lease?.epoch ?? null,
-          new Date(now).toISOString(),
           state === undefined ? null : JSON.stringify(state),
           input.releaseLease === true,
           // One message (what run() writes) is bound as its JSON; several as one JSON array.

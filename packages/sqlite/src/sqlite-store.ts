@@ -135,7 +135,8 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
           tenantId: init?.tenantId ?? null,
           state: initialState ?? 'null',
           headSeq: guard.newHead,
-          now: guard.now,
+          // The database's clock, never the writer's: retention judges idleness by it.
+          now: null,
         });
       }
       try {
@@ -292,7 +293,6 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
           sessionId,
           expectedSeq,
           newHead: expectedSeq + messages.length,
-          now: new Date().toISOString(),
           state: stateJson,
           release: input.releaseLease ? 1 : 0,
           holder: input.lease?.holder ?? null,

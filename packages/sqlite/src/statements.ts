@@ -16,8 +16,6 @@ export interface AppendParams {
   sessionId: string;
   expectedSeq: number;
   newHead: number;
-  /** The session's new `updated_at` on a leased append (a lease-less one stamps the database's clock). */
-  now: string;
   /** The new state as JSON, or null to keep the stored one. */
   state: string | null;
   /** 1 releases the lease in the same write. */
@@ -34,7 +32,8 @@ export interface InsertSessionParams {
   tenantId: string | null;
   state: string;
   headSeq: number;
-  now: string;
+  /** The creation time; null stamps the database's clock. */
+  now: string | null;
 }
 
 /** Every statement the store runs, prepared once per store. */
@@ -94,7 +93,8 @@ export function prepareStatements(db: Database, t: SqliteTableNames): Statements
   // SQLite reads 'now' once per statement, so the guard and the stamp see the same instant.
   const dbNow = sqliteNowIso();
   return {
-    appendWithLease: db.prepare(`${appendSet('@now')} AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`),
+    // Stamped by the database's clock, never the writer's: retention judges idleness by it.
+    appendWithLease: db.prepare(`${appendSet(dbNow)} AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`),
     appendWithoutLease: db.prepare(`${appendSet(dbNow)} AND ${sqliteLeaseFree({ now: dbNow })}`),
     appendGuardFacts: db.prepare(
       `SELECT head_seq, lease_holder, lease_epoch, lease_expires_at, ${CLOCK_MS} AS now_ms FROM ${t.sessions} WHERE id = ?`,
@@ -103,7 +103,8 @@ export function prepareStatements(db: Database, t: SqliteTableNames): Statements
     insertSession: db.prepare(
       `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch,
         lease_expires_at, created_at, updated_at)
-       VALUES (@sessionId, @agentName, @ownerId, @tenantId, @state, @headSeq, NULL, 0, NULL, @now, @now)`,
+       VALUES (@sessionId, @agentName, @ownerId, @tenantId, @state, @headSeq, NULL, 0, NULL,
+         coalesce(@now, ${dbNow}), coalesce(@now, ${dbNow}))`,
     ),
     selectSession: db.prepare(sqliteSelectSessionSql(t, sessionId)),
     selectMessages: db.prepare(sqliteSelectMessagesSql(t, named('sessionId', 'afterSeq'))),
