@@ -271,8 +271,10 @@ export function tableStore(
       return { headSeq: row.headSeq };
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
-      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
+    async acquireLease(sessionId, input) {
+      // The whole argument first: destructuring a null would be a raw TypeError.
+      validateAcquireLeaseInput(sessionId, input);
+      const { holder, ttlMs, init } = input;
       await roundTrip();
       const now = clock();
       const iso = new Date(now).toISOString();
@@ -302,8 +304,9 @@ export function tableStore(
       return { epoch: row.leaseEpoch, session: toRecord(row) };
     },
 
-    async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
+    async renewLease(sessionId, input) {
+      validateRenewLeaseInput(sessionId, input);
+      const { holder, epoch, ttlMs } = input;
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) {
@@ -313,8 +316,9 @@ export function tableStore(
       return { expiresAt: row.leaseExpiresAt };
     },
 
-    async releaseLease(sessionId, { holder, epoch }) {
-      validateReleaseLeaseInput(sessionId, { holder, epoch });
+    async releaseLease(sessionId, input) {
+      validateReleaseLeaseInput(sessionId, input);
+      const { holder, epoch } = input;
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) return { released: false };
@@ -323,8 +327,9 @@ export function tableStore(
       return { released: true };
     },
 
-    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
+    async listSessions(input) {
+      validateListSessionsInput(input);
+      const { ownerId, tenantId, agentName, limit, cursor } = input;
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
       }

@@ -18,21 +18,13 @@ import {
   canAcquireLease,
   decodeRetentionCursor,
   decodeSessionColumns,
+  defineStore,
   encodeRetentionCursor,
   expiryIso,
   leaseFromColumns,
   ownerMatches,
   retryAfterMs,
   type SessionColumns,
-  snapshotInput,
-  validateAcquireLeaseInput,
-  validateAppendInput,
-  validateListSessionsInput,
-  validateLoadOptions,
-  validateReleaseLeaseInput,
-  validateRenewLeaseInput,
-  validateRetentionInput,
-  validateSessionId,
 } from '@agentstore/core/store';
 
 /** Creates the tables if they are missing. Safe to run on every start. */
@@ -176,14 +168,14 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
   const sessionRow = (id: string) => sql.session.get(id) as SessionRow | undefined;
   const dbNow = () => Number((sql.clock.get() as { now: number | bigint }).now);
 
-  return {
+  // defineStore is core's validation boundary: each method below gets its input copied once (a
+  // getter or Proxy cannot answer the checks one way and the write another) and checked, so bad
+  // input is InvalidArgumentError / PayloadTooLargeError before anything here runs.
+  return defineStore({
     durable: true,
     limits: LIMITS,
 
-    async load(sessionId, options = {}) {
-      validateSessionId(sessionId);
-      validateLoadOptions(options);
-      const afterSeq = options.afterSeq ?? 0;
+    async load(sessionId, { afterSeq }) {
       // One read transaction, so the session and its messages are one snapshot.
       db.exec('BEGIN');
       try {
@@ -196,10 +188,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       }
     },
 
-    async append(sessionId, given) {
-      // Validate and store one read of the caller's objects: a getter or Proxy cannot change it.
-      const input = snapshotInput(given);
-      validateAppendInput(sessionId, input, LIMITS);
+    async append(sessionId, input) {
       return transaction(() => {
         const now = dbNow();
         const iso = new Date(now).toISOString();
@@ -240,9 +229,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       });
     },
 
-    async acquireLease(sessionId, given) {
-      const { holder, ttlMs, init } = snapshotInput(given);
-      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
       return transaction(() => {
         const now = dbNow();
         const iso = new Date(now).toISOString();
@@ -264,7 +251,6 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const expiresAt = expiryIso(dbNow(), ttlMs);
       const { changes } = sql.renew.run(expiresAt, sessionId, holder, epoch);
       if (changes !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
@@ -272,12 +258,10 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
-      validateReleaseLeaseInput(sessionId, { holder, epoch });
       return { released: sql.release.run(sessionId, holder, epoch).changes === 1 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       const where: string[] = [];
       const params: SQLInputValue[] = [];
       for (const [column, value] of [
@@ -300,15 +284,13 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async deleteSession(sessionId) {
-      validateSessionId(sessionId);
       return transaction(() => {
         sql.deleteMessages.run(sessionId);
         return { deleted: sql.deleteSession.run(sessionId).changes === 1 };
       });
     },
 
-    async deleteIdleSessions(input) {
-      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+    async deleteIdleSessions({ idleBefore, limit, cursor }) {
       const [afterAt, afterId] = cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
       return transaction(() => {
         const candidates = sql.idleCandidates.all(idleBefore, afterAt, afterId, limit) as {
@@ -336,5 +318,5 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     async close() {
       db.close();
     },
-  };
+  });
 }
