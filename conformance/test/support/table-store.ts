@@ -20,6 +20,7 @@ import {
   encodeRetentionCursor,
   expiryIso,
   isLeaseLive,
+  newIncarnationId,
   ownerMatches,
   processClockMs,
   retryAfterMs,
@@ -88,6 +89,7 @@ interface SessionRow {
   leaseExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
+  incarnationId: string;
 }
 
 /** Burns `us` microseconds, standing in for a network round trip that costs the same on both sides of the perf gate. */
@@ -144,6 +146,7 @@ export function tableStore(
     lease: leaseOf(row),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    incarnationId: row.incarnationId,
   });
 
   const rowsOf = (id: string) => {
@@ -232,6 +235,7 @@ export function tableStore(
         leaseExpiresAt: null,
         createdAt: iso,
         updatedAt: iso,
+        incarnationId: newIncarnationId(),
       };
       let batch = input.messages;
       if (flaws.dropsLast && batch.length > 1) batch = batch.slice(0, -1);
@@ -296,6 +300,7 @@ export function tableStore(
         leaseExpiresAt: null,
         createdAt: iso,
         updatedAt: iso,
+        incarnationId: newIncarnationId(),
       };
       row.leaseEpoch += 1;
       row.leaseHolder = holder;

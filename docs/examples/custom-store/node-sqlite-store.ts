@@ -22,6 +22,7 @@ import {
   encodeRetentionCursor,
   expiryIso,
   leaseFromColumns,
+  newIncarnationId,
   ownerMatches,
   retryAfterMs,
   type SessionColumns,
@@ -41,7 +42,10 @@ export function migrate(db: DatabaseSync): void {
       lease_epoch INTEGER NOT NULL DEFAULT 0,
       lease_expires_at TEXT,
       created_at TEXT NOT NULL,
-      updated_at TEXT NOT NULL
+      updated_at TEXT NOT NULL,
+      -- Fixed at creation (newIncarnationId()): a re-created session id is another incarnation,
+      -- and run() puts it in every tool call's idempotency key.
+      incarnation_id TEXT
     ) STRICT;
     CREATE TABLE IF NOT EXISTS agent_messages (
       session_id TEXT NOT NULL,
@@ -115,8 +119,8 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       'SELECT seq, CAST(id AS BLOB) AS id, role, CAST(content AS BLOB) AS content, meta FROM agent_messages WHERE session_id = ? AND seq > ? ORDER BY seq',
     ),
     createSession: db.prepare(
-      `INSERT INTO agent_sessions (id, agent_name, owner_id, tenant_id, state, head_seq, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+      `INSERT INTO agent_sessions (id, agent_name, owner_id, tenant_id, state, head_seq, created_at, updated_at, incarnation_id)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)`,
     ),
     insertMessage: db.prepare(
       'INSERT INTO agent_messages (session_id, seq, id, role, content, meta) VALUES (?, ?, ?, ?, ?, ?)',
@@ -215,6 +219,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
             JSON.stringify(init?.state ?? null),
             iso,
             iso,
+            newIncarnationId(),
           );
           row = sessionRow(sessionId)!;
         }
@@ -242,7 +247,16 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
         }
         if (!existing) {
           const { agentName, ownerId, tenantId, state } = init;
-          sql.createSession.run(sessionId, agentName, ownerId, tenantId, JSON.stringify(state), iso, iso);
+          sql.createSession.run(
+            sessionId,
+            agentName,
+            ownerId,
+            tenantId,
+            JSON.stringify(state),
+            iso,
+            iso,
+            newIncarnationId(),
+          );
         }
         sql.grant.run(holder, expiryIso(now, ttlMs), sessionId);
         const session = decodeSession(sessionRow(sessionId)!);

@@ -8,6 +8,7 @@ import {
 import type { MessageRecord, SessionRecord } from './records.ts';
 import type { AgentStore, StoreLimits } from './store/contract.ts';
 import { defineStore } from './store/define-store.ts';
+import { newIncarnationId } from './store/incarnation.ts';
 import {
   appendLeaseMatches,
   canAcquireLease,
@@ -100,6 +101,7 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
           lease: null,
           createdAt: iso,
           updatedAt: iso,
+          incarnationId: newIncarnationId(),
         },
         leaseEpoch: 0,
         messages: [],
@@ -124,7 +126,15 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       }
       if (!stored) {
         stored = {
-          session: { id: sessionId, ...clone(init), headSeq: 0, lease: null, createdAt: iso, updatedAt: iso },
+          session: {
+            id: sessionId,
+            ...clone(init),
+            headSeq: 0,
+            lease: null,
+            createdAt: iso,
+            updatedAt: iso,
+            incarnationId: newIncarnationId(),
+          },
           leaseEpoch: 0,
           messages: [],
         };

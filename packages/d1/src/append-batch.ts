@@ -1,5 +1,5 @@
 import { type AppendInput, LeaseLostError, SeqConflictError } from '@agentstore/core';
-import { utf8ByteLength } from '@agentstore/core/store';
+import { newIncarnationId, utf8ByteLength } from '@agentstore/core/store';
 import {
   SQLITE_MESSAGE_COLUMNS,
   sqliteLeaseFree,
@@ -45,8 +45,8 @@ const CASE_LEASE_LOST = `CASE WHEN ?3 IS NULL
 // retention judges idleness by it.
 function sessionWriteSql(t: TableNames): string {
   return `INSERT INTO ${t.sessions}
-      (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
-    VALUES (?1, ?2, ?3, ?4, coalesce(?7, ?5), ?6, 0, ${sqliteNowIso()}, ${sqliteNowIso()})
+      (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at, incarnation_id)
+    VALUES (?1, ?2, ?3, ?4, coalesce(?7, ?5), ?6, 0, ${sqliteNowIso()}, ${sqliteNowIso()}, ?9)
     ON CONFLICT (id) DO UPDATE SET
       head_seq = excluded.head_seq,
       updated_at = excluded.updated_at,
@@ -108,18 +108,18 @@ export function appendStatements(
   const state = input.session?.state;
   const statements = [
     db.prepare(guardSql(t)).bind(sessionId, expectedSeq, lease?.holder ?? null, lease?.epoch ?? null),
-    db
-      .prepare(sessionWriteSql(t))
-      .bind(
-        sessionId,
-        init?.agentName ?? '',
-        init?.ownerId ?? null,
-        init?.tenantId ?? null,
-        JSON.stringify(init?.state ?? null),
-        expectedSeq + input.messages.length,
-        state === undefined ? null : JSON.stringify(state),
-        input.releaseLease ? 1 : 0,
-      ),
+    db.prepare(sessionWriteSql(t)).bind(
+      sessionId,
+      init?.agentName ?? '',
+      init?.ownerId ?? null,
+      init?.tenantId ?? null,
+      JSON.stringify(init?.state ?? null),
+      expectedSeq + input.messages.length,
+      state === undefined ? null : JSON.stringify(state),
+      input.releaseLease ? 1 : 0,
+      // Kept only if this append creates the session.
+      newIncarnationId(),
+    ),
   ];
   for (const chunk of chunkBodies(bodies)) {
     const values = chunk.flatMap((i) => [input.messages[i]!.id, input.messages[i]!.role, bodies[i]!]);

@@ -11,6 +11,7 @@ import {
   decodeRetentionCursor,
   defineStore,
   encodeRetentionCursor,
+  newIncarnationId,
   ownerMatches,
   retryAfterMs,
 } from '@agentstore/core/store';
@@ -120,8 +121,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
           db
             .prepare(
               `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq,
-               lease_holder, lease_epoch, lease_expires_at, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, 1, ${sqliteNowIso('?7')}, ${sqliteNowIso()}, ${sqliteNowIso()})
+               lease_holder, lease_epoch, lease_expires_at, created_at, updated_at, incarnation_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, 1, ${sqliteNowIso('?7')}, ${sqliteNowIso()}, ${sqliteNowIso()}, ?8)
              ON CONFLICT (id) DO UPDATE SET
                lease_holder = excluded.lease_holder,
                lease_epoch = lease_epoch + 1,
@@ -137,6 +138,8 @@ export function d1Store(connection: D1StoreConnection, options: D1StoreOptions =
               JSON.stringify(init.state ?? null),
               holder,
               ttlMs,
+              // Kept only if this acquire creates the session.
+              newIncarnationId(),
             ),
           selectSession(sessionId),
           db.prepare(`SELECT ${sqliteNowIso()} AS now`),

@@ -14,6 +14,7 @@ import {
   decodeRetentionCursor,
   defineStore,
   encodeRetentionCursor,
+  newIncarnationId,
   ownerMatches,
   retryAfterMs,
 } from '@agentstore/core/store';
@@ -223,6 +224,7 @@ export function postgresStore(
             init?.ownerId ?? null,
             init?.tenantId ?? null,
             JSON.stringify(init?.state ?? null),
+            newIncarnationId(),
           );
         }
         // Granted: every message inserted (validation ensures at least one), no row to parse.
@@ -267,6 +269,7 @@ export function postgresStore(
             stateJson,
             holder,
             ttlMs,
+            newIncarnationId(),
           ]);
           const row = rows[0];
           if (!row) {

@@ -38,14 +38,14 @@ export interface ListFilters {
 }
 
 const SESSION_COLUMNS =
-  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at';
+  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at, incarnation_id';
 
 export function buildStatements(n: TableNames): Statements {
   /*
    * append: $1 session id, $2 expected seq, $3 lease holder (null: no lease), $4 lease epoch,
    * $5 new state JSON (null: keep), $6 release lease,
    * $7 the message's JSON (`one`) or the messages as one JSON array (`many`), $8 how many;
-   * appendFirst adds $9-$12: init agent name, owner, tenant, state JSON. `updated_at` (and a new
+   * appendFirst adds $9-$13: init agent name, owner, tenant, state JSON, a new incarnation id. `updated_at` (and a new
    * session's `created_at`) is the server's clock, never the writer's: retention judges idleness by it.
    *
    * `advanced` moves the head of an existing session, guarded by head seq and the lease rule;
@@ -82,8 +82,8 @@ export function buildStatements(n: TableNames): Statements {
   RETURNING s.head_seq
 )`;
   const created = `created AS (
-  INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
-  SELECT $1::text, $9::text, $10::text, $11::text, COALESCE($5::text, $12::text), $8::bigint, 0, ${SERVER_NOW}, ${SERVER_NOW}
+  INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at, incarnation_id)
+  SELECT $1::text, $9::text, $10::text, $11::text, COALESCE($5::text, $12::text), $8::bigint, 0, ${SERVER_NOW}, ${SERVER_NOW}, $13::text
   WHERE $3::text IS NULL
   ON CONFLICT (id) DO NOTHING
   RETURNING s.head_seq
@@ -119,14 +119,15 @@ WHERE (SELECT COALESCE(${granted.map((cte) => `(SELECT head_seq FROM ${cte})`).j
    * that sort spills to disk; an index-ordered plan is the planner's choice, not a guarantee.
    */
   const load = `SELECT 0::bigint AS seq, s.state AS body, s.agent_name, s.owner_id, s.tenant_id, s.head_seq,
-  s.lease_holder, s.lease_epoch, s.lease_expires_at, s.created_at, s.updated_at
+  s.lease_holder, s.lease_epoch, s.lease_expires_at, s.created_at, s.updated_at, s.incarnation_id
 FROM ${n.sessions} AS s WHERE s.id = $1::text
 UNION ALL
-SELECT m.seq, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT m.seq, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint`;
 
   /*
-   * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 ttl ms.
+   * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 ttl ms,
+   * $8 a new incarnation id (kept only when this creates the session).
    * Creates the session with the lease, or takes the lease of an existing one when owner and
    * tenant match and the lease is free, expired (by the server's clock) or already this holder's;
    * the conflict row is locked and re-checked at its newest version. When refused, `prior` tells
@@ -138,7 +139,7 @@ FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint`;
   SELECT true AS found, owner_id, tenant_id, lease_holder, lease_expires_at FROM ${n.sessions} WHERE id = $1::text
 ), granted AS (
   INSERT INTO ${n.sessions} AS s (${SESSION_COLUMNS})
-  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, 0, $6::text, 1, c.expires_iso, c.now_iso, c.now_iso
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, 0, $6::text, 1, c.expires_iso, c.now_iso, c.now_iso, $8::text
   FROM clock AS c
   ON CONFLICT (id) DO UPDATE SET
     lease_holder = EXCLUDED.lease_holder,

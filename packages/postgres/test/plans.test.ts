@@ -92,7 +92,7 @@ ANALYZE ${names.sessions}; ANALYZE ${names.messages};`);
       for (const shape of ['one', 'many'] as const) {
         const body = shape === 'one' ? '{"id":"a"}' : '[{"id":"a"},{"id":"b"}]';
         const values = ['s-000002', 5, 'holder', 1, '{}', 'false', body, 2];
-        if (first) values.push('agent', 'owner', 'tenant', 'null');
+        if (first) values.push('agent', 'owner', 'tenant', 'null', 'incarnation');
         for (const nodes of await plans(statements[shape], values)) {
           const shapeText = JSON.stringify(
             nodes.map((n) => [n['Node Type'], n.Filter, n['One-Time Filter']]),

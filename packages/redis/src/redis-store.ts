@@ -14,7 +14,7 @@ import {
   type StoreLimits,
   UnexpectedReplyError,
 } from '@agentstore/core';
-import { defineStore, validateTtlMs } from '@agentstore/core/store';
+import { defineStore, newIncarnationId, validateTtlMs } from '@agentstore/core/store';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
 import {
@@ -294,7 +294,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const args: (string | number)[] = [
         expectedSeq,
         now,
-        new Date(now).toISOString(),
+        // Kept only if this append creates the session.
+        init ? newIncarnationId() : '',
         lease === null ? 'none' : 'token',
         lease === null ? '' : JSON.stringify(lease.holder),
         lease === null ? '' : lease.epoch,
@@ -386,7 +387,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         JSON.stringify(init.ownerId ?? null),
         JSON.stringify(init.tenantId ?? null),
         JSON.stringify(init.state ?? null),
-        new Date(now).toISOString(),
+        // Kept only if this acquire creates the session.
+        newIncarnationId(),
         ttl,
         isCluster ? 'ask' : 'inline',
         indexMember(sessionId),

@@ -75,7 +75,10 @@ export const CREATING_MARKER_MS = 60_000;
  * caller adds the members again before the session exists.
  */
 const createSession = (
-  a: Record<'id' | 'agent' | 'owner' | 'tenant' | 'state' | 'now' | 'ms' | 'mode' | 'member', string>,
+  a: Record<
+    'id' | 'agent' | 'owner' | 'tenant' | 'state' | 'now' | 'ms' | 'mode' | 'member' | 'incarnation',
+    string
+  >,
 ) => `
   if ${a.mode} == 'ask' or (${a.mode} == 'done' and redis.call('EXISTS', KEYS[3]) == 0) then
     redis.call('SET', KEYS[3], '1', 'PX', ${CREATING_MARKER_MS})
@@ -83,7 +86,8 @@ const createSession = (
   end
   if ${a.mode} == 'done' then redis.call('DEL', KEYS[3]) end
   redis.call('HSET', KEYS[1], 'id', ${a.id}, 'agentName', ${a.agent}, 'ownerId', ${a.owner},
-    'tenantId', ${a.tenant}, 'state', ${a.state}, 'headSeq', '0', 'createdAt', ${a.now}, 'updatedAt', ${a.now})
+    'tenantId', ${a.tenant}, 'state', ${a.state}, 'headSeq', '0', 'createdAt', ${a.now}, 'updatedAt', ${a.now},
+    'incarnationId', ${a.incarnation})
   if ${a.mode} == 'inline' then
     for i = 3, #KEYS - 1 do redis.call('ZADD', KEYS[i], 0, ${a.member}) end
     redis.call('ZADD', KEYS[#KEYS], ${a.ms}, ${a.member})
@@ -91,8 +95,9 @@ const createSession = (
 
 /**
  * KEYS: session, messages[, index keys when creating inline | the creation marker on a Cluster]
- * ARGV: 1 expectedSeq, 2 and 3 unused (the server stamps its own time; kept so the positions
- *       stay), 4 'token'|'none', 5 holderJson, 6 epoch,
+ * ARGV: 1 expectedSeq, 2 unused (the server stamps its own time; kept so the positions stay),
+ *       3 a new incarnation id (kept only if this creates the session), 4 'token'|'none',
+ *       5 holderJson, 6 epoch,
  *       7 releaseLease '1'|'0', 8 hasState '1'|'0', 9 stateJson, 10 init agentNameJson,
  *       11 init ownerJson, 12 init tenantJson, 13 init stateJson, 14 ttlMs|'0',
  *       15 index mode, 16 index member, 17 idJson, 18 new headSeq, 19 append token,
@@ -119,7 +124,7 @@ elseif s[2] then
 end
 if head ~= ARGV[1] then return {'SEQ', head} end
 ${SERVER_STAMP}
-if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'stamp', ms: 'stampMs', mode: 'ARGV[15]', member: 'ARGV[16]' })}
+if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'stamp', ms: 'stampMs', mode: 'ARGV[15]', member: 'ARGV[16]', incarnation: 'ARGV[3]' })}
 end
 redis.call('RPUSH', KEYS[2], unpack(ARGV, 20))
 redis.call('HSET', KEYS[1], 'headSeq', ARGV[18], 'updatedAt', stamp, 'lastAppend', ARGV[19])
@@ -153,7 +158,8 @@ return {s, msgs}
 /**
  * KEYS: session, messages[, index keys when creating inline | the creation marker on a Cluster]
  * ARGV: 1 holderJson, 2 unused (the server stamps its own time), 3 leaseTtlMs, 4 agentNameJson,
- *       5 ownerJson, 6 tenantJson, 7 stateJson, 8 unused, 9 ttlMs|'0', 10 index mode,
+ *       5 ownerJson, 6 tenantJson, 7 stateJson, 8 a new incarnation id (kept only if this
+ *       creates the session), 9 ttlMs|'0', 10 index mode,
  *       11 index member, 12 idJson
  * Returns {'OK', epoch, sessionHashFlat} | {'DENIED'} | {'BUSY', msLeft} | {'INDEX'}.
  */
@@ -166,7 +172,7 @@ if s[1] then
     return {'BUSY', string.format('%.0f', tonumber(s[5]) - now)}
   end
 else
-  ${SERVER_STAMP}${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant: 'ARGV[6]', state: 'ARGV[7]', now: 'stamp', ms: 'stampMs', mode: 'ARGV[10]', member: 'ARGV[11]' })}
+  ${SERVER_STAMP}${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant: 'ARGV[6]', state: 'ARGV[7]', now: 'stamp', ms: 'stampMs', mode: 'ARGV[10]', member: 'ARGV[11]', incarnation: 'ARGV[8]' })}
 end
 local epoch = redis.call('HINCRBY', KEYS[1], 'leaseEpoch', 1)
 redis.call('HSET', KEYS[1], 'leaseHolder', ARGV[1],

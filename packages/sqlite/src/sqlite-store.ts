@@ -19,6 +19,7 @@ import {
   encodeRetentionCursor,
   expiryIso,
   leaseFromColumns,
+  newIncarnationId,
   ownerMatches,
   type RetentionRequest,
   retryAfterMs,
@@ -137,6 +138,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
           headSeq: guard.newHead,
           // The database's clock, never the writer's: retention judges idleness by it.
           now: null,
+          incarnationId: newIncarnationId(),
         });
       }
       try {
@@ -157,6 +159,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       const row = s.selectSession.get({ sessionId });
       if (row === undefined) {
         const stateJson = JSON.stringify(init.state ?? null);
+        const incarnationId = newIncarnationId();
         s.insertSession.run({
           sessionId,
           agentName: init.agentName,
@@ -165,6 +168,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
           state: stateJson,
           headSeq: 0,
           now: nowIso,
+          incarnationId,
         });
         s.grantLease.run({ sessionId, holder, epoch: 1, expiresAt });
         return {
@@ -181,6 +185,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
             lease_expires_at: expiresAt,
             created_at: nowIso,
             updated_at: nowIso,
+            incarnation_id: incarnationId,
           }),
         };
       }

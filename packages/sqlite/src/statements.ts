@@ -34,6 +34,8 @@ export interface InsertSessionParams {
   headSeq: number;
   /** The creation time; null stamps the database's clock. */
   now: string | null;
+  /** A fresh `newIncarnationId()`: this creation's, for good. */
+  incarnationId: string;
 }
 
 /** Every statement the store runs, prepared once per store. */
@@ -102,9 +104,9 @@ export function prepareStatements(db: Database, t: SqliteTableNames): Statements
     clock: db.prepare(`SELECT ${CLOCK_MS} AS now`),
     insertSession: db.prepare(
       `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch,
-        lease_expires_at, created_at, updated_at)
+        lease_expires_at, created_at, updated_at, incarnation_id)
        VALUES (@sessionId, @agentName, @ownerId, @tenantId, @state, @headSeq, NULL, 0, NULL,
-         coalesce(@now, ${dbNow}), coalesce(@now, ${dbNow}))`,
+         coalesce(@now, ${dbNow}), coalesce(@now, ${dbNow}), @incarnationId)`,
     ),
     selectSession: db.prepare(sqliteSelectSessionSql(t, sessionId)),
     selectMessages: db.prepare(sqliteSelectMessagesSql(t, named('sessionId', 'afterSeq'))),

@@ -791,6 +791,7 @@ export async function run(agent: AgentDefinition, given: RunOptions): Promise<Ru
     };
     const scope: CallScope = {
       sessionId,
+      incarnationId: session.incarnationId ?? null,
       ownerId,
       tenantId,
       signal,

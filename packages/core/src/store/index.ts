@@ -13,6 +13,7 @@ export {
   defineStore,
   type StoreImplementation,
 } from './define-store.ts';
+export { newIncarnationId } from './incarnation.ts';
 export {
   assertPlainJson,
   isPlainJson,
