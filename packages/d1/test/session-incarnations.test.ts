@@ -66,8 +66,8 @@ describe('session incarnations', () => {
     await before.migrate();
     await before.append('old', { expectedSeq: 0, messages: [message('u1')], session: { init }, lease: null });
     // Back to schema version 3: the table as it was before the column existed.
-    await server.db.prepare('ALTER TABLE "old_sessions" DROP COLUMN incarnation_id').run();
-    await server.db.prepare('UPDATE "old_schema_version" SET version = 3').run();
+    await server.db.prepare('ALTER TABLE "old_sessions" DROP COLUMN incarnation_id').all();
+    await server.db.prepare('UPDATE "old_schema_version" SET version = 3').all();
     const after = d1Store({ binding: server.db }, { tablePrefix: 'old_' });
     expect(await after.migrate()).toEqual({ version: 4 });
     const loaded = await after.load('old');
