@@ -115,6 +115,36 @@ const invalidInputChecks: ConformanceCheck[] = [
       }
     },
   },
+  {
+    name: 'a null or non-object argument to any method is InvalidArgumentError, never a raw TypeError, and writes nothing',
+    async run(ctx) {
+      const { store } = ctx;
+      const { id, before } = await seeded(ctx, 'non-object');
+      // Cast: a JavaScript caller (or a deserialised request) can pass anything.
+      const loose = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      for (const bad of [null, 42, 'text', [], true]) {
+        const label = preview(bad);
+        const calls: [string, () => Promise<unknown>][] = [
+          ['append', () => loose.append!(id, bad)],
+          ['acquireLease', () => loose.acquireLease!(id, bad)],
+          ['renewLease', () => loose.renewLease!(id, bad)],
+          ['releaseLease', () => loose.releaseLease!(id, bad)],
+          ['listSessions', () => loose.listSessions!(bad)],
+          ['deleteIdleSessions', () => loose.deleteIdleSessions!(bad)],
+          ['load (options)', () => loose.load!(id, bad)],
+          ['load (session id)', () => loose.load!(bad)],
+          ['deleteSession', () => loose.deleteSession!(bad)],
+        ];
+        for (const [method, call] of calls) {
+          // A string is a valid-looking session id for the two calls that take one; skip it there.
+          if (typeof bad === 'string' && (method === 'load (session id)' || method === 'deleteSession'))
+            continue;
+          await expectStoreError(call, 'INVALID_ARGUMENT', `${method}(${label})`);
+        }
+      }
+      await assertUnchanged(ctx, id, before, 'calls with non-object arguments');
+    },
+  },
 ];
 
 /** Runs the checks every refused write shares: typed error naming the path, nothing written. */

@@ -41,6 +41,15 @@ async function assertOnlyOwnIdle(ctx: CheckContext, idleBefore: string, mine: re
   );
 }
 
+/**
+ * Waits until a session last written at `iso` is idle by the store's rule: the clock past it, plus
+ * the store's declared `maxClockSkewMs` (a store without a server clock, whose `updatedAt` is the
+ * writer's clock, counts a session idle only past that bound).
+ */
+async function idlePast(store: AgentStore, iso: string): Promise<void> {
+  await clockPast(new Date(Date.parse(iso) + (store.maxClockSkewMs ?? 0)).toISOString());
+}
+
 /** Runs one sweep to its end in batches of `limit`, checking the batch bound on every call. */
 async function sweep(store: AgentStore, idleBefore: string, limit: number): Promise<string[]> {
   const deleted: string[] = [];
@@ -101,7 +110,7 @@ const retentionChecks: ConformanceCheck[] = [
       await seedSession(store, touched, 2);
 
       const last = (await store.load(touched))!.session.updatedAt;
-      await clockPast(last);
+      await idlePast(store, last);
       const idleBefore = new Date().toISOString();
       await clockPast(idleBefore);
       // The 20 ms lease above has expired by any clock now (past the store's declared skew, too).
@@ -147,7 +156,7 @@ const retentionChecks: ConformanceCheck[] = [
       const ids = Array.from({ length: 8 }, () => freshId('retention-race'));
       for (const id of ids) await seedSession(store, id, 2);
       const last = (await store.load(ids[ids.length - 1]!))!.session.updatedAt;
-      await clockPast(last);
+      await idlePast(store, last);
       const idleBefore = new Date().toISOString();
       await clockPast(idleBefore);
       await assertOnlyOwnIdle(ctx, idleBefore, ids);
@@ -187,7 +196,7 @@ const retentionChecks: ConformanceCheck[] = [
       const idle = freshId('retention-skew-idle');
       await seedSession(store, idle, 1);
       const last = (await store.load(idle))!.session.updatedAt;
-      await clockPast(last);
+      await idlePast(store, last);
       const idleBefore = new Date().toISOString();
       await clockPast(idleBefore);
       // A worker resumes the idle session: it holds a live lease and has not appended yet.

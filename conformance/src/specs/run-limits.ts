@@ -161,6 +161,53 @@ const runLimitChecks: ConformanceCheck[] = [
       assertEqual(refused, 0, 'results replaced by an output error although they fit maxMessageBytes');
     },
   },
+  {
+    name: 'run(): a session re-created under a deleted session’s id gives the same provider call id a different idempotency key',
+    requires: ['durable'],
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const id = freshId('incarnation');
+      const keys: string[] = [];
+      const agent = defineAgent({
+        name: 'conformance-charge',
+        instructions: 'Charge once.',
+        tools: {
+          charge: tool({
+            description: 'A side effect a downstream service deduplicates by key.',
+            input: jsonInput,
+            handler: (_input, toolCtx) => {
+              keys.push(toolCtx.idempotencyKey);
+              return { charged: true };
+            },
+          }),
+        },
+      });
+      // Providers number calls per response (`call_0`, …): the same id comes back in a new session.
+      const llm = () =>
+        scriptedLlm([{ toolCalls: [{ id: 'call_0', name: 'charge', input: {} }] }, { text: 'Done.' }]);
+      const first = await run(agent, { store: ctx.store, sessionId: id, message: 'Charge 5.', llm: llm() });
+      assertEqual(first.status, 'complete', 'status of the first incarnation’s run');
+      assertEqual(
+        (await ctx.store.deleteSession(id)).deleted,
+        true,
+        'deleteSession of the first incarnation',
+      );
+      const second = await run(agent, {
+        store: ctx.store,
+        sessionId: id,
+        message: 'Charge 999.',
+        llm: llm(),
+      });
+      assertEqual(second.status, 'complete', 'status of the second incarnation’s run');
+      assertEqual(keys.length, 2, 'handler runs (one per incarnation)');
+      assert(
+        keys[0] !== keys[1],
+        `both incarnations of ${preview(id)} handed call_0 the idempotency key ${keys[0]}: a downstream service would return the deleted session's effect as the new call's; record an incarnationId when the session is created (see SessionRecord.incarnationId)`,
+      );
+      const stored = (await ctx.store.load(id))!.session;
+      assert(typeof stored.incarnationId === 'string', 'the re-created session has no incarnationId');
+    },
+  },
 ];
 
 export const runLimitSpec: ConformanceSpec = {

@@ -20,6 +20,7 @@ import {
   encodeRetentionCursor,
   expiryIso,
   isLeaseLive,
+  newIncarnationId,
   ownerMatches,
   processClockMs,
   retryAfterMs,
@@ -88,6 +89,7 @@ interface SessionRow {
   leaseExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
+  incarnationId: string;
 }
 
 /** Burns `us` microseconds, standing in for a network round trip that costs the same on both sides of the perf gate. */
@@ -144,6 +146,7 @@ export function tableStore(
     lease: leaseOf(row),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    incarnationId: row.incarnationId,
   });
 
   const rowsOf = (id: string) => {
@@ -232,6 +235,7 @@ export function tableStore(
         leaseExpiresAt: null,
         createdAt: iso,
         updatedAt: iso,
+        incarnationId: newIncarnationId(),
       };
       let batch = input.messages;
       if (flaws.dropsLast && batch.length > 1) batch = batch.slice(0, -1);
@@ -271,8 +275,10 @@ export function tableStore(
       return { headSeq: row.headSeq };
     },
 
-    async acquireLease(sessionId, { holder, ttlMs, init }) {
-      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
+    async acquireLease(sessionId, input) {
+      // The whole argument first: destructuring a null would be a raw TypeError.
+      validateAcquireLeaseInput(sessionId, input);
+      const { holder, ttlMs, init } = input;
       await roundTrip();
       const now = clock();
       const iso = new Date(now).toISOString();
@@ -294,6 +300,7 @@ export function tableStore(
         leaseExpiresAt: null,
         createdAt: iso,
         updatedAt: iso,
+        incarnationId: newIncarnationId(),
       };
       row.leaseEpoch += 1;
       row.leaseHolder = holder;
@@ -302,8 +309,9 @@ export function tableStore(
       return { epoch: row.leaseEpoch, session: toRecord(row) };
     },
 
-    async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
+    async renewLease(sessionId, input) {
+      validateRenewLeaseInput(sessionId, input);
+      const { holder, epoch, ttlMs } = input;
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) {
@@ -313,8 +321,9 @@ export function tableStore(
       return { expiresAt: row.leaseExpiresAt };
     },
 
-    async releaseLease(sessionId, { holder, epoch }) {
-      validateReleaseLeaseInput(sessionId, { holder, epoch });
+    async releaseLease(sessionId, input) {
+      validateReleaseLeaseInput(sessionId, input);
+      const { holder, epoch } = input;
       await roundTrip();
       const row = sessions.get(key(sessionId));
       if (!row || row.leaseHolder !== holder || row.leaseEpoch !== epoch) return { released: false };
@@ -323,8 +332,9 @@ export function tableStore(
       return { released: true };
     },
 
-    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
+    async listSessions(input) {
+      validateListSessionsInput(input);
+      const { ownerId, tenantId, agentName, limit, cursor } = input;
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
       }

@@ -18,21 +18,14 @@ import {
   canAcquireLease,
   decodeRetentionCursor,
   decodeSessionColumns,
+  defineStore,
   encodeRetentionCursor,
   expiryIso,
   leaseFromColumns,
+  newIncarnationId,
   ownerMatches,
   retryAfterMs,
   type SessionColumns,
-  snapshotInput,
-  validateAcquireLeaseInput,
-  validateAppendInput,
-  validateListSessionsInput,
-  validateLoadOptions,
-  validateReleaseLeaseInput,
-  validateRenewLeaseInput,
-  validateRetentionInput,
-  validateSessionId,
 } from '@agentstore/core/store';
 
 /** Creates the tables if they are missing. Safe to run on every start. */
@@ -49,7 +42,10 @@ export function migrate(db: DatabaseSync): void {
       lease_epoch INTEGER NOT NULL DEFAULT 0,
       lease_expires_at TEXT,
       created_at TEXT NOT NULL,
-      updated_at TEXT NOT NULL
+      updated_at TEXT NOT NULL,
+      -- Fixed at creation (newIncarnationId()): a re-created session id is another incarnation,
+      -- and run() puts it in every tool call's idempotency key.
+      incarnation_id TEXT
     ) STRICT;
     CREATE TABLE IF NOT EXISTS agent_messages (
       session_id TEXT NOT NULL,
@@ -123,8 +119,8 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       'SELECT seq, CAST(id AS BLOB) AS id, role, CAST(content AS BLOB) AS content, meta FROM agent_messages WHERE session_id = ? AND seq > ? ORDER BY seq',
     ),
     createSession: db.prepare(
-      `INSERT INTO agent_sessions (id, agent_name, owner_id, tenant_id, state, head_seq, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+      `INSERT INTO agent_sessions (id, agent_name, owner_id, tenant_id, state, head_seq, created_at, updated_at, incarnation_id)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)`,
     ),
     insertMessage: db.prepare(
       'INSERT INTO agent_messages (session_id, seq, id, role, content, meta) VALUES (?, ?, ?, ?, ?, ?)',
@@ -176,14 +172,14 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
   const sessionRow = (id: string) => sql.session.get(id) as SessionRow | undefined;
   const dbNow = () => Number((sql.clock.get() as { now: number | bigint }).now);
 
-  return {
+  // defineStore is core's validation boundary: each method below gets its input copied once (a
+  // getter or Proxy cannot answer the checks one way and the write another) and checked, so bad
+  // input is InvalidArgumentError / PayloadTooLargeError before anything here runs.
+  return defineStore({
     durable: true,
     limits: LIMITS,
 
-    async load(sessionId, options = {}) {
-      validateSessionId(sessionId);
-      validateLoadOptions(options);
-      const afterSeq = options.afterSeq ?? 0;
+    async load(sessionId, { afterSeq }) {
       // One read transaction, so the session and its messages are one snapshot.
       db.exec('BEGIN');
       try {
@@ -196,10 +192,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       }
     },
 
-    async append(sessionId, given) {
-      // Validate and store one read of the caller's objects: a getter or Proxy cannot change it.
-      const input = snapshotInput(given);
-      validateAppendInput(sessionId, input, LIMITS);
+    async append(sessionId, input) {
       return transaction(() => {
         const now = dbNow();
         const iso = new Date(now).toISOString();
@@ -226,6 +219,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
             JSON.stringify(init?.state ?? null),
             iso,
             iso,
+            newIncarnationId(),
           );
           row = sessionRow(sessionId)!;
         }
@@ -240,9 +234,7 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
       });
     },
 
-    async acquireLease(sessionId, given) {
-      const { holder, ttlMs, init } = snapshotInput(given);
-      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
       return transaction(() => {
         const now = dbNow();
         const iso = new Date(now).toISOString();
@@ -255,7 +247,16 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
         }
         if (!existing) {
           const { agentName, ownerId, tenantId, state } = init;
-          sql.createSession.run(sessionId, agentName, ownerId, tenantId, JSON.stringify(state), iso, iso);
+          sql.createSession.run(
+            sessionId,
+            agentName,
+            ownerId,
+            tenantId,
+            JSON.stringify(state),
+            iso,
+            iso,
+            newIncarnationId(),
+          );
         }
         sql.grant.run(holder, expiryIso(now, ttlMs), sessionId);
         const session = decodeSession(sessionRow(sessionId)!);
@@ -264,7 +265,6 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const expiresAt = expiryIso(dbNow(), ttlMs);
       const { changes } = sql.renew.run(expiresAt, sessionId, holder, epoch);
       if (changes !== 1) throw new LeaseLostError({ sessionId, holder, epoch });
@@ -272,12 +272,10 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
-      validateReleaseLeaseInput(sessionId, { holder, epoch });
       return { released: sql.release.run(sessionId, holder, epoch).changes === 1 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       const where: string[] = [];
       const params: SQLInputValue[] = [];
       for (const [column, value] of [
@@ -300,15 +298,13 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     },
 
     async deleteSession(sessionId) {
-      validateSessionId(sessionId);
       return transaction(() => {
         sql.deleteMessages.run(sessionId);
         return { deleted: sql.deleteSession.run(sessionId).changes === 1 };
       });
     },
 
-    async deleteIdleSessions(input) {
-      const { idleBefore, limit, cursor } = validateRetentionInput(input);
+    async deleteIdleSessions({ idleBefore, limit, cursor }) {
       const [afterAt, afterId] = cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
       return transaction(() => {
         const candidates = sql.idleCandidates.all(idleBefore, afterAt, afterId, limit) as {
@@ -336,5 +332,5 @@ export function nodeSqliteStore(options: { path: string }): AgentStore {
     async close() {
       db.close();
     },
-  };
+  });
 }

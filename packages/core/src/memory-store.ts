@@ -7,7 +7,8 @@ import {
 } from './errors.ts';
 import type { MessageRecord, SessionRecord } from './records.ts';
 import type { AgentStore, StoreLimits } from './store/contract.ts';
-import { snapshotInput } from './store/json-boundary.ts';
+import { defineStore } from './store/define-store.ts';
+import { newIncarnationId } from './store/incarnation.ts';
 import {
   appendLeaseMatches,
   canAcquireLease,
@@ -18,17 +19,8 @@ import {
   retryAfterMs,
 } from './store/lease-rules.ts';
 import { decodeStoredMessage } from './store/record-codec.ts';
-import { decodeRetentionCursor, encodeRetentionCursor, validateRetentionInput } from './store/retention.ts';
+import { decodeRetentionCursor, encodeRetentionCursor } from './store/retention.ts';
 import { compareSessionIds } from './store/session-id-order.ts';
-import {
-  validateAcquireLeaseInput,
-  validateAppendInput,
-  validateListSessionsInput,
-  validateLoadOptions,
-  validateReleaseLeaseInput,
-  validateRenewLeaseInput,
-  validateSessionId,
-} from './store/validation.ts';
 
 interface StoredSession {
   session: SessionRecord;
@@ -62,28 +54,23 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
   const decode = (sessionId: string, text: string, seq: number): MessageRecord =>
     decodeStoredMessage(sessionId, seq, text);
 
-  return {
+  // Every input reaches these methods checked and copied by core's boundary.
+  return defineStore({
     durable,
     limits,
 
-    async load(sessionId, options = {}) {
+    async load(sessionId, { afterSeq }) {
       assertOpen();
-      validateSessionId(sessionId);
-      validateLoadOptions(options);
       const stored = sessions.get(sessionId);
       if (!stored) return null;
-      const afterSeq = options.afterSeq ?? 0;
       const messages = stored.messages
         .slice(afterSeq)
         .map((text, i) => decode(sessionId, text, afterSeq + i + 1));
       return { session: clone(stored.session), messages };
     },
 
-    async append(sessionId, given) {
+    async append(sessionId, input) {
       assertOpen();
-      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
-      const input = snapshotInput(given);
-      validateAppendInput(sessionId, input, limits);
       const now = processClockMs();
       const stored = sessions.get(sessionId);
       const headSeq = stored?.session.headSeq ?? 0;
@@ -114,6 +101,7 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
           lease: null,
           createdAt: iso,
           updatedAt: iso,
+          incarnationId: newIncarnationId(),
         },
         leaseEpoch: 0,
         messages: [],
@@ -127,11 +115,8 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { headSeq: target.session.headSeq };
     },
 
-    async acquireLease(sessionId, given) {
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
       assertOpen();
-      const input = snapshotInput(given);
-      validateAcquireLeaseInput(sessionId, input);
-      const { holder, ttlMs, init } = input;
       const now = processClockMs();
       const iso = new Date(now).toISOString();
       let stored = sessions.get(sessionId);
@@ -141,7 +126,15 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       }
       if (!stored) {
         stored = {
-          session: { id: sessionId, ...clone(init), headSeq: 0, lease: null, createdAt: iso, updatedAt: iso },
+          session: {
+            id: sessionId,
+            ...clone(init),
+            headSeq: 0,
+            lease: null,
+            createdAt: iso,
+            updatedAt: iso,
+            incarnationId: newIncarnationId(),
+          },
           leaseEpoch: 0,
           messages: [],
         };
@@ -152,10 +145,8 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { epoch: stored.leaseEpoch, session: clone(stored.session) };
     },
 
-    async renewLease(sessionId, input) {
+    async renewLease(sessionId, { holder, epoch, ttlMs }) {
       assertOpen();
-      validateRenewLeaseInput(sessionId, input);
-      const { holder, epoch, ttlMs } = input;
       const lease = sessions.get(sessionId)?.session.lease ?? null;
       if (!lease || lease.holder !== holder || lease.epoch !== epoch) {
         throw new LeaseLostError({ sessionId, holder, epoch });
@@ -164,10 +155,8 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { expiresAt: lease.expiresAt };
     },
 
-    async releaseLease(sessionId, input) {
+    async releaseLease(sessionId, { holder, epoch }) {
       assertOpen();
-      validateReleaseLeaseInput(sessionId, input);
-      const { holder, epoch } = input;
       const stored = sessions.get(sessionId);
       const lease = stored?.session.lease ?? null;
       if (!stored || !lease || lease.holder !== holder || lease.epoch !== epoch) return { released: false };
@@ -175,10 +164,8 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
       return { released: true };
     },
 
-    async listSessions(input) {
+    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
       assertOpen();
-      validateListSessionsInput(input);
-      const { ownerId, tenantId, agentName, limit, cursor } = input;
       const matching = [...sessions.values()]
         .map((s) => s.session)
         .filter(
@@ -195,13 +182,11 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
 
     async deleteSession(sessionId) {
       assertOpen();
-      validateSessionId(sessionId);
       return { deleted: sessions.delete(sessionId) };
     },
 
-    async deleteIdleSessions(input) {
+    async deleteIdleSessions({ idleBefore, limit, cursor }) {
       assertOpen();
-      const { idleBefore, limit, cursor } = validateRetentionInput(input);
       const after = cursor === null ? null : decodeRetentionCursor<string>(cursor, 'string');
       const key = (s: SessionRecord) => [s.updatedAt, s.id] as const;
       const before = (a: readonly [string, string], b: readonly [string, string]) =>
@@ -230,7 +215,7 @@ export function createInMemoryStore(durable: boolean, options: MemoryStoreOption
     async close() {
       closed = true;
     },
-  };
+  });
 }
 
 /**

@@ -30,6 +30,12 @@ export interface SessionRecord {
   lease: Lease | null;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Fixed when the session is created and different for every creation, so a session re-created
+   * under a deleted session's id is a distinct incarnation: it scopes the tool calls' idempotency
+   * keys. Absent on sessions created before stores recorded it (their keys keep the old formula).
+   */
+  incarnationId?: string;
 }
 
 /**

@@ -150,7 +150,12 @@ describe('the write protocol', () => {
       {
         sessionId: 'ctx-1',
         toolCallId: 'c1',
-        idempotencyKey: await idempotencyKeyFor('ctx-1', 'c1'),
+        // Scoped to this incarnation of the session id (see session-incarnations.test.ts).
+        idempotencyKey: await idempotencyKeyFor(
+          'ctx-1',
+          'c1',
+          (await store.load('ctx-1'))!.session.incarnationId,
+        ),
         attempt: 1,
         signal: true,
         ownerId: 'u',

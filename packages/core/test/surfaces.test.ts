@@ -7,14 +7,6 @@ import {
   UnexpectedReplyError,
 } from '../src/index.ts';
 import * as store from '../src/store/index.ts';
-import {
-  SQLITE_SCHEMA_VERSION,
-  sqliteLeaseFree,
-  sqliteLeaseHeld,
-  sqliteMigrationPlan,
-  sqliteSchemaStatements,
-  sqliteTableNames,
-} from '../src/store/index.ts';
 
 describe('errors are recognised by code', () => {
   it('an error of another installed copy of core (same code, another class) is recognised', () => {
@@ -52,40 +44,8 @@ describe('errors are recognised by code', () => {
   });
 });
 
-describe('the SQLite dialect shared by @agentstore/sqlite and @agentstore/d1', () => {
-  it('holds table prefixes to one rule and quotes the names', () => {
-    expect(sqliteTableNames('app_')).toMatchObject({
-      sessions: '"app_sessions"',
-      messages: '"app_messages"',
-    });
-    for (const bad of ['', '_x', '1a', 'a-b', 'sqlite_x', 'SQLITE_x', 'a"b', 'x'.repeat(49)]) {
-      expect(() => sqliteTableNames(bad)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    }
-    expect(() => sqliteTableNames('x'.repeat(48))).not.toThrow();
-  });
-
-  it('plans a migration from the version found: all of it, nothing, or a typed refusal', () => {
-    const t = sqliteTableNames();
-    expect(sqliteMigrationPlan(t, 0).at(-1)).toMatch(/INSERT INTO "agentstore_schema_version"/);
-    expect(sqliteMigrationPlan(t, SQLITE_SCHEMA_VERSION)).toEqual([]);
-    expect(() => sqliteMigrationPlan(t, SQLITE_SCHEMA_VERSION + 1)).toThrow(SchemaVersionError);
-    expect(sqliteSchemaStatements({ tablePrefix: 'w_' })[0]).toMatch(
-      /CREATE TABLE IF NOT EXISTS "w_schema_version"/,
-    );
-  });
-
-  it('builds the lease guards with each driver’s placeholders', () => {
-    expect(sqliteLeaseFree({ now: '@now' })).toBe(
-      "(lease_holder IS NULL OR (lease_expires_at <= @now AND lease_expires_at NOT GLOB '+*'))",
-    );
-    expect(sqliteLeaseHeld({ holder: '?3', epoch: '?4' }, 's.')).toBe(
-      '(s.lease_holder IS ?3 AND s.lease_epoch IS ?4)',
-    );
-  });
-});
-
 describe('two entries: the application API and the store author’s', () => {
-  it('the store entry carries validators, lease rules, codecs and the SQLite dialect', () => {
+  it('the store entry carries the boundary, validators, lease rules and codecs, and no SQL', () => {
     for (const name of [
       'validateAppendInput',
       'validateSessionId',
@@ -94,10 +54,12 @@ describe('two entries: the application API and the store author’s', () => {
       'decodeStoredMessage',
       'decodeSessionColumns',
       'messageByteLength',
-      'sqliteTableNames',
+      'defineStore',
     ]) {
       expect(typeof (store as Record<string, unknown>)[name], name).toBe('function');
     }
+    // The SQLite dialect is @agentstore/sqlite-dialect's, not part of core's API.
+    expect(Object.keys(store).filter((name) => /sqlite/i.test(name))).toEqual([]);
   });
 
   it('the main entry has the application API and no way to claim durability in memory', () => {

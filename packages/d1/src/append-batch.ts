@@ -1,12 +1,12 @@
 import { type AppendInput, LeaseLostError, SeqConflictError } from '@agentstore/core';
+import { newIncarnationId, utf8ByteLength } from '@agentstore/core/store';
 import {
   SQLITE_MESSAGE_COLUMNS,
   sqliteLeaseFree,
   sqliteLeaseHeld,
   sqliteNowIso,
   type SqliteTableNames as TableNames,
-  utf8ByteLength,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 import type { D1DatabaseLike, D1StatementLike } from './d1-binding.ts';
 import { D1_PLATFORM_LIMITS } from './limits.ts';
 
@@ -41,16 +41,18 @@ const CASE_LEASE_LOST = `CASE WHEN ?3 IS NULL
            ELSE NOT ${sqliteLeaseHeld({ holder: '?3', epoch: '?4' }, 's.')} END`;
 
 /** Creates the session (only ever reached when the guard saw none and `expectedSeq` was 0) or moves its head. */
+// `updated_at` (and a new session's `created_at`) is the database's clock, never the writer's:
+// retention judges idleness by it.
 function sessionWriteSql(t: TableNames): string {
   return `INSERT INTO ${t.sessions}
-      (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
-    VALUES (?1, ?2, ?3, ?4, coalesce(?8, ?5), ?6, 0, ?7, ?7)
+      (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at, incarnation_id)
+    VALUES (?1, ?2, ?3, ?4, coalesce(?7, ?5), ?6, 0, ${sqliteNowIso()}, ${sqliteNowIso()}, ?9)
     ON CONFLICT (id) DO UPDATE SET
       head_seq = excluded.head_seq,
       updated_at = excluded.updated_at,
-      state = coalesce(?8, state),
-      lease_holder = CASE WHEN ?9 THEN NULL ELSE lease_holder END,
-      lease_expires_at = CASE WHEN ?9 THEN NULL ELSE lease_expires_at END`;
+      state = coalesce(?7, state),
+      lease_holder = CASE WHEN ?8 THEN NULL ELSE lease_holder END,
+      lease_expires_at = CASE WHEN ?8 THEN NULL ELSE lease_expires_at END`;
 }
 
 /** Bound values per message row: id, role, message (session id and first seq are shared). */
@@ -70,7 +72,7 @@ const ROWS_PER_STATEMENT = Math.floor((D1_PLATFORM_LIMITS.boundParametersPerStat
 const BODY_BYTES_PER_STATEMENT = D1_PLATFORM_LIMITS.rowBytes;
 
 /** Splits the bodies into runs of indexes that each fit one INSERT statement. */
-export function chunkBodies(bodies: string[]): number[][] {
+export function chunkBodies(bodies: readonly string[]): number[][] {
   const chunks: number[][] = [];
   let current: number[] = [];
   let bytes = 0;
@@ -98,28 +100,26 @@ export function appendStatements(
   t: TableNames,
   sessionId: string,
   input: AppendInput,
-  nowIso: string,
-  /** The messages' JSON as `validateAppendInput` returned it. */
-  bodies: string[],
+  /** The messages' JSON as core's boundary measured it. */
+  bodies: readonly string[],
 ): D1StatementLike[] {
   const { expectedSeq, lease } = input;
   const init = input.session?.init;
   const state = input.session?.state;
   const statements = [
     db.prepare(guardSql(t)).bind(sessionId, expectedSeq, lease?.holder ?? null, lease?.epoch ?? null),
-    db
-      .prepare(sessionWriteSql(t))
-      .bind(
-        sessionId,
-        init?.agentName ?? '',
-        init?.ownerId ?? null,
-        init?.tenantId ?? null,
-        JSON.stringify(init?.state ?? null),
-        expectedSeq + input.messages.length,
-        nowIso,
-        state === undefined ? null : JSON.stringify(state),
-        input.releaseLease ? 1 : 0,
-      ),
+    db.prepare(sessionWriteSql(t)).bind(
+      sessionId,
+      init?.agentName ?? '',
+      init?.ownerId ?? null,
+      init?.tenantId ?? null,
+      JSON.stringify(init?.state ?? null),
+      expectedSeq + input.messages.length,
+      state === undefined ? null : JSON.stringify(state),
+      input.releaseLease ? 1 : 0,
+      // Kept only if this append creates the session.
+      newIncarnationId(),
+    ),
   ];
   for (const chunk of chunkBodies(bodies)) {
     const values = chunk.flatMap((i) => [input.messages[i]!.id, input.messages[i]!.role, bodies[i]!]);

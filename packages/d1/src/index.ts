@@ -12,7 +12,7 @@ export {
   SQLITE_SCHEMA_VERSION as SCHEMA_VERSION,
   type SqliteTableNames as TableNames,
   sqliteSchemaStatements as schemaStatements,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 export type { D1DatabaseLike, D1ResultLike, D1StatementLike } from './d1-binding.ts';
 export { type D1AgentStore, type D1StoreConnection, type D1StoreOptions, d1Store } from './d1-store.ts';
 export { D1_PLATFORM_LIMITS, D1_STORE_LIMITS } from './limits.ts';

@@ -4,7 +4,7 @@ import {
   sqliteMigrationPlan,
   sqliteSelectVersionSql,
   sqliteVersionTableSql,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 import type { D1DatabaseLike } from './d1-binding.ts';
 
 /**
@@ -16,6 +16,14 @@ export async function migrateSchema(db: D1DatabaseLike, t: SqliteTableNames): Pr
   await db.prepare(sqliteVersionTableSql(t)).all();
   const { results } = await db.prepare(sqliteSelectVersionSql(t)).all<{ version: number }>();
   const plan = sqliteMigrationPlan(t, results[0]?.version ?? 0);
-  if (plan.length > 0) await db.batch(plan.map((sql) => db.prepare(sql)));
+  if (plan.length === 0) return { version: SQLITE_SCHEMA_VERSION };
+  try {
+    await db.batch(plan.map((sql) => db.prepare(sql)));
+  } catch (error) {
+    // Another worker's upgrade landed between our read and our batch (its ADD COLUMN makes ours
+    // fail, and our batch rolled back): fine when the version it recorded is current.
+    const again = await db.prepare(sqliteSelectVersionSql(t)).all<{ version: number }>();
+    if (again.results[0]?.version !== SQLITE_SCHEMA_VERSION) throw error;
+  }
   return { version: SQLITE_SCHEMA_VERSION };
 }

@@ -1,4 +1,4 @@
-import { sqliteTableNames as tableNames } from '@agentstore/core/store';
+import { sqliteTableNames as tableNames } from '@agentstore/sqlite-dialect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardSql } from '../src/append-batch.ts';
 import type { D1DatabaseLike } from '../src/index.ts';

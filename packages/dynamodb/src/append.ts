@@ -1,5 +1,5 @@
-import { type AppendInput, LeaseLostError, SeqConflictError, type StoreLimits } from '@agentstore/core';
-import { appendLeaseMatches, validateAppendInput } from '@agentstore/core/store';
+import { type AppendInput, LeaseLostError, SeqConflictError } from '@agentstore/core';
+import { appendLeaseMatches } from '@agentstore/core/store';
 import { type CancellationReason, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { appendToken, buildAppendTransaction, messagePuts } from './append-transaction.ts';
 import { backoff, errorName, type StoreContext } from './context.ts';
@@ -53,11 +53,9 @@ function cancellationError(
  */
 export async function appendMessages(
   context: StoreContext,
-  limits: StoreLimits,
   sessionId: string,
   input: AppendInput,
 ): Promise<{ headSeq: number }> {
-  validateAppendInput(sessionId, input, limits);
   const headSeq = input.expectedSeq + input.messages.length;
   const puts = messagePuts(context, sessionId, input);
   // A resend under the same token must carry exactly the same parameters, `now` included.

@@ -38,8 +38,17 @@ export function leaseTtlValue(context: StoreContext, leaseExpiresAtMs: number): 
     : Math.ceil((leaseExpiresAtMs + context.maxClockSkewMs) / 1000) + context.ttlSeconds;
 }
 
-/** A session item's `incarnation`: 96 random bits, drawn each time a session may be created. */
-export const newIncarnation = (): string => randomBytes(12).toString('base64url');
+/**
+ * A session item's `incarnation`: 96 random bits, drawn each time a session may be created. It
+ * also is the session's `incarnationId`, the part of its idempotency keys that tells incarnations
+ * of one id apart: `INCARNATION_ID_PREFIX` marks the ones drawn since it is. An older package drew
+ * them without the prefix, and those sessions' calls keep the key formula they started with.
+ */
+export const newIncarnation = (): string =>
+  `${INCARNATION_ID_PREFIX}${randomBytes(12).toString('base64url')}`;
+
+/** Never in base64url, so no incarnation drawn before it can carry it. */
+export const INCARNATION_ID_PREFIX = 'i.';
 
 export const errorName = (error: unknown): string | undefined => (error as { name?: string } | null)?.name;
 

@@ -1,5 +1,4 @@
 import { UnexpectedReplyError } from '@agentstore/core';
-import { validateSessionId } from '@agentstore/core/store';
 import {
   type CancellationReason,
   DeleteItemCommand,
@@ -23,7 +22,6 @@ const MAX_ATTEMPTS = 5;
  * partition in one call.
  */
 export async function deleteSession(context: StoreContext, sessionId: string): Promise<{ deleted: boolean }> {
-  validateSessionId(sessionId);
   const { Attributes } = await context.client.send(
     new DeleteItemCommand({
       TableName: context.tableName,

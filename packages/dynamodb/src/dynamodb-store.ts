@@ -4,7 +4,7 @@ import {
   MAX_LEASE_TTL_MS,
   SchemaMissingError,
 } from '@agentstore/core';
-import { mapStoreErrors, snapshotInput, validateRetentionInput } from '@agentstore/core/store';
+import { defineStore, type StoreImplementation } from '@agentstore/core/store';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { appendMessages } from './append.ts';
 import { errorName, type StoreContext } from './context.ts';
@@ -111,35 +111,27 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
     return context;
   };
 
-  const store: AgentStore = {
+  // Every input reaches these methods checked and copied by core's boundary, before any I/O.
+  const implementation = {
     durable: true,
     limits,
     maxClockSkewMs,
     load: async (sessionId, loadOptions) => loadSession(await open(), sessionId, loadOptions),
-    // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON),
-    // taken before the table check so bad input fails before any I/O.
-    append: async (sessionId, input) => {
-      const snapshot = snapshotInput(input);
-      return appendMessages(await open(), limits, sessionId, snapshot);
-    },
-    acquireLease: async (sessionId, input) => {
-      const snapshot = snapshotInput(input);
-      return acquireLease(await open(), sessionId, snapshot);
-    },
+    append: async (sessionId, input) => appendMessages(await open(), sessionId, input),
+    acquireLease: async (sessionId, input) => acquireLease(await open(), sessionId, input),
     renewLease: async (sessionId, input) => renewLease(await open(), sessionId, input),
     releaseLease: async (sessionId, input) => releaseLease(await open(), sessionId, input),
     listSessions: async (input) => listSessions(await open('indexes'), input),
     deleteSession: async (sessionId) => deleteSession(await open(), sessionId),
-    deleteIdleSessions: async (input) =>
-      deleteIdleSessions(await open('indexes'), validateRetentionInput(input)),
+    deleteIdleSessions: async (request) => deleteIdleSessions(await open('indexes'), request),
     async close() {
       if (closed) return;
       closed = true;
       if (owned) client.destroy();
     },
-  };
+  } satisfies StoreImplementation;
   // A table deleted after the check surfaces the same way as one that never existed.
-  return mapStoreErrors(store, (error) =>
+  const mapError = (error: unknown) =>
     errorName(error) === 'ResourceNotFoundException'
       ? new SchemaMissingError(
           {
@@ -149,6 +141,6 @@ export function dynamodbStore(options: DynamoDbStoreOptions): AgentStore {
           },
           { cause: error },
         )
-      : error,
-  );
+      : error;
+  return defineStore(implementation, { mapError });
 }

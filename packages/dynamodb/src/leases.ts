@@ -7,13 +7,7 @@ import {
   SessionBusyError,
   type SessionRecord,
 } from '@agentstore/core';
-import {
-  expiryIso,
-  ownerMatches,
-  validateAcquireLeaseInput,
-  validateReleaseLeaseInput,
-  validateRenewLeaseInput,
-} from '@agentstore/core/store';
+import { expiryIso, ownerMatches } from '@agentstore/core/store';
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { checkFieldSize, stateJson } from './append-transaction.ts';
 import { A, namesIn, SESSION_KIND } from './attributes.ts';
@@ -98,7 +92,6 @@ export async function acquireLease(
   sessionId: string,
   { holder, ttlMs, init }: AcquireLeaseInput,
 ): Promise<{ epoch: number; session: SessionRecord }> {
-  validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
   validateHolder(holder);
   if (typeof init !== 'object' || init === null) {
     throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
@@ -188,7 +181,6 @@ export async function renewLease(
   sessionId: string,
   { holder, epoch, ttlMs }: LeaseToken & { ttlMs: number },
 ): Promise<{ expiresAt: string }> {
-  validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
   if (!isToken(holder, epoch)) throw new LeaseLostError({ sessionId, holder, epoch });
   const nowMs = Date.now();
   const expiresAt = expiryIso(nowMs, ttlMs);
@@ -244,7 +236,6 @@ export async function releaseLease(
   sessionId: string,
   { holder, epoch }: LeaseToken,
 ): Promise<{ released: boolean }> {
-  validateReleaseLeaseInput(sessionId, { holder, epoch });
   if (!isToken(holder, epoch)) return { released: false };
   const released = await updateHeldLease(
     context,

@@ -1,10 +1,4 @@
-import {
-  InvalidArgumentError,
-  type ListSessionsInput,
-  type ListSessionsResult,
-  type SessionRecord,
-} from '@agentstore/core';
-import { validateListSessionsInput } from '@agentstore/core/store';
+import type { ListSessionsInput, ListSessionsResult, SessionRecord } from '@agentstore/core';
 import { type AttributeValue, BatchGetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { A, namesIn } from './attributes.ts';
 import { backoff, type StoreContext, UNPROCESSED_ATTEMPTS } from './context.ts';
@@ -55,10 +49,6 @@ export async function listSessions(
   context: StoreContext,
   { ownerId, tenantId, agentName, limit, cursor }: ListSessionsInput,
 ): Promise<ListSessionsResult> {
-  validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
-  if (!Number.isSafeInteger(limit) || limit < 1) {
-    throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
-  }
   const { index, partitions } = listingIndex({ ownerId, tenantId, agentName });
   const attribute = A[INDEX_ATTRIBUTE[index]];
   const values: Record<string, AttributeValue> = {};

@@ -1,5 +1,4 @@
 import { CorruptRecordError, type LoadOptions, type LoadResult, SessionBusyError } from '@agentstore/core';
-import { validateLoadOptions, validateSessionId } from '@agentstore/core/store';
 import { type AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { A, namesIn } from './attributes.ts';
 import { backoff, type StoreContext } from './context.ts';
@@ -87,11 +86,8 @@ async function readSessionItem(context: StoreContext, sessionId: string, check =
 export async function loadSession(
   context: StoreContext,
   sessionId: string,
-  options: LoadOptions = {},
+  { afterSeq }: Required<LoadOptions>,
 ): Promise<LoadResult | null> {
-  validateSessionId(sessionId);
-  validateLoadOptions(options);
-  const afterSeq = options.afterSeq ?? 0;
   for (let attempt = 1; ; attempt++) {
     const loaded = await readOnce(context, sessionId, afterSeq);
     if (loaded !== 'replaced') return loaded;

@@ -38,15 +38,20 @@ const isConditionFailure = (error: unknown) => errorName(error) === 'Conditional
  * Walks the `sessions-idle` index shard by shard, oldest `idleAt` first. `idleAt` starts at a
  * session's creation and is only moved up to its last append, so every idle session is in range.
  * Each candidate's session item is deleted by a conditional DeleteItem (last append before
- * `idleBefore`, no unexpired lease by the client clock): atomic with the check, so an append either
+ * `idleBefore` less `maxClockSkewMs`, no unexpired lease by the client clock): atomic with the check, so an append either
  * lands first (and the delete is refused) or finds no session. The session's message items follow
  * (the session is unloadable from the moment its item is gone). A refused candidate that is
  * active gets `idleAt` = its last append, out of this and later sweeps' range until it idles.
  */
 export async function deleteIdleSessions(
   context: StoreContext,
-  { idleBefore, idleBeforeMs, limit, cursor }: RetentionRequest,
+  request: RetentionRequest,
 ): Promise<DeleteIdleSessionsResult> {
+  const { limit, cursor } = request;
+  // DynamoDB has no server clock: `updatedAt` is the last writer's. A session counts as idle only
+  // past the declared skew bound, as a lease counts as expired only past it for a taker.
+  const idleBeforeMs = request.idleBeforeMs - context.maxClockSkewMs;
+  const idleBefore = new Date(idleBeforeMs).toISOString();
   let [shard, startKey] = decodePosition(cursor);
   const partitions = idlePartitions();
   const deleted: string[] = [];

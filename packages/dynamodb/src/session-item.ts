@@ -1,6 +1,7 @@
 import { CorruptRecordError, type JsonValue, type Lease, type SessionRecord } from '@agentstore/core';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { A } from './attributes.ts';
+import { INCARNATION_ID_PREFIX } from './context.ts';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -40,6 +41,12 @@ export function storedLease(sessionId: string, item: Item): Lease | null {
   return decodeSession(sessionId, item).lease;
 }
 
+/** The session's `incarnationId`: its `incarnation`, when drawn with the prefix (see context.ts). */
+function incarnationIdOf(item: Item): { incarnationId?: string } {
+  const incarnation = item[A.incarnation]?.S;
+  return incarnation?.startsWith(INCARNATION_ID_PREFIX) ? { incarnationId: incarnation } : {};
+}
+
 export function decodeSession(sessionId: string, item: Item): SessionRecord {
   try {
     const holder = item[A.leaseHolder]?.S;
@@ -56,6 +63,7 @@ export function decodeSession(sessionId: string, item: Item): SessionRecord {
           : { holder, epoch: readInteger(item, A.leaseEpoch), expiresAt: readString(item, A.leaseExpiresAt) },
       createdAt: readString(item, A.createdAt),
       updatedAt: readString(item, A.updatedAt),
+      ...incarnationIdOf(item),
     };
   } catch (error) {
     throw new CorruptRecordError(

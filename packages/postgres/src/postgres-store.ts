@@ -12,19 +12,11 @@ import {
 import {
   canAcquireLease,
   decodeRetentionCursor,
+  defineStore,
   encodeRetentionCursor,
-  mapStoreErrors,
+  newIncarnationId,
   ownerMatches,
   retryAfterMs,
-  snapshotInput,
-  validateAcquireLeaseInput,
-  validateAppendInput,
-  validateListSessionsInput,
-  validateLoadOptions,
-  validateReleaseLeaseInput,
-  validateRenewLeaseInput,
-  validateRetentionInput,
-  validateSessionId,
 } from '@agentstore/core/store';
 import pg, { type Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { checkout } from './checkout.ts';
@@ -166,260 +158,250 @@ export function postgresStore(
     }
   }
 
-  const store: PostgresStore = {
-    durable: true,
-    limits,
-    pool,
+  // Every input reaches these methods checked and copied by core's boundary.
+  return defineStore(
+    {
+      durable: true,
+      limits,
+      pool,
 
-    async migrate() {
-      assertOpen();
-      return runMigrations(pool, names, schema, tablePrefix);
-    },
+      async migrate() {
+        assertOpen();
+        return runMigrations(pool, names, schema, tablePrefix);
+      },
 
-    async load(sessionId, loadOptions = {}) {
-      assertOpen();
-      validateSessionId(sessionId);
-      validateLoadOptions(loadOptions);
-      const afterSeq = loadOptions.afterSeq ?? 0;
-      const { rows } = await query<LoadRow>(sql.load, [sessionId, afterSeq]);
-      // Rows come in no particular order (the server never sorts): the session row is seq 0, and
-      // each message goes to its own slot, so the result is ordered in one pass.
-      const sessionRow = rows.find((row) => Number(row.seq) === 0);
-      if (!sessionRow) return null;
-      const session = decodeSession({ ...sessionRow, id: sessionId, state: sessionRow.body });
-      const messages: MessageRecord[] = new Array(Math.max(0, session.headSeq - afterSeq));
-      for (const row of rows) {
-        const seq = Number(row.seq);
-        if (seq === 0 || seq > session.headSeq) continue;
-        messages[seq - afterSeq - 1] = decodeMessage(row.body, sessionId, seq);
-      }
-      for (let i = 0; i < messages.length; i++) {
-        if (messages[i] === undefined) {
-          throw new CorruptRecordError({ sessionId, seq: afterSeq + i + 1, reason: 'message is missing' });
+      async load(sessionId, { afterSeq }) {
+        assertOpen();
+        const { rows } = await query<LoadRow>(sql.load, [sessionId, afterSeq]);
+        // Rows come in no particular order (the server never sorts): the session row is seq 0, and
+        // each message goes to its own slot, so the result is ordered in one pass.
+        const sessionRow = rows.find((row) => Number(row.seq) === 0);
+        if (!sessionRow) return null;
+        const session = decodeSession({ ...sessionRow, id: sessionId, state: sessionRow.body });
+        const messages: MessageRecord[] = new Array(Math.max(0, session.headSeq - afterSeq));
+        for (const row of rows) {
+          const seq = Number(row.seq);
+          if (seq === 0 || seq > session.headSeq) continue;
+          messages[seq - afterSeq - 1] = decodeMessage(row.body, sessionId, seq);
         }
-      }
-      return { session, messages };
-    },
+        for (let i = 0; i < messages.length; i++) {
+          if (messages[i] === undefined) {
+            throw new CorruptRecordError({ sessionId, seq: afterSeq + i + 1, reason: 'message is missing' });
+          }
+        }
+        return { session, messages };
+      },
 
-    async append(sessionId, given) {
-      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
-      const input = snapshotInput(given);
-      assertOpen();
-      // Each message's JSON, as the size limit measured it: the array below is built from these.
-      const encoded = validateAppendInput(sessionId, input, limits);
-      const now = Date.now();
-      const { expectedSeq, lease } = input;
-      const init = input.session?.init;
-      const state = input.session?.state;
-      assertNoNul('lease.holder', lease?.holder);
-      // init is used (and stored) only by a first append.
-      if (init && expectedSeq === 0) {
-        assertNoNul('session.init.agentName', init.agentName);
-        assertNoNul('session.init.ownerId', init.ownerId);
-        assertNoNul('session.init.tenantId', init.tenantId);
-      }
-      // Everything is serialised before the query, so a bad value fails before any I/O.
-      const values: unknown[] = [
-        sessionId,
-        expectedSeq,
-        lease?.holder ?? null,
-        lease?.epoch ?? null,
-        new Date(now).toISOString(),
-        state === undefined ? null : JSON.stringify(state),
-        input.releaseLease === true,
-        // One message (what run() writes) is bound as its JSON; several as one JSON array.
-        encoded.length === 1 ? encoded[0] : `[${encoded.join(',')}]`,
-        encoded.length,
-      ];
-      // Only a first append can create the session; later ones skip that part of the statement.
-      if (expectedSeq === 0) {
-        values.push(
-          init?.agentName ?? '',
-          init?.ownerId ?? null,
-          init?.tenantId ?? null,
-          JSON.stringify(init?.state ?? null),
-        );
-      }
-      // Granted: every message inserted (validation ensures at least one), no row to parse.
-      // Refused: the statement raised APPEND_REFUSED with what it saw, and wrote nothing.
-      let result: QueryResult;
-      try {
-        const statements = expectedSeq === 0 ? sql.appendFirst : sql.append;
-        result = await queryOwnClient(
-          encoded.length === 1 ? statements.one : statements.many,
-          values,
-          isAppendRefusal,
-        );
-      } catch (error) {
-        if (isAppendRefusal(error))
-          throw refusalError(error.detail, { sessionId, expectedSeq, lease: lease ?? null });
-        throw error;
-      }
-      if (result.rowCount === input.messages.length) return { headSeq: expectedSeq + input.messages.length };
-      throw new UnexpectedReplyError({
-        store: '@agentstore/postgres',
-        operation: 'append',
-        reply: { rowCount: result.rowCount },
-        sessionId,
-      });
-    },
-
-    async acquireLease(sessionId, given) {
-      const { holder, ttlMs, init } = snapshotInput(given);
-      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
-      assertOpen();
-      if (typeof holder !== 'string' || holder.length === 0) {
-        throw new InvalidArgumentError({ argument: 'holder', reason: 'must be a non-empty string' });
-      }
-      if (typeof init !== 'object' || init === null) {
-        throw new InvalidArgumentError({ argument: 'init', reason: 'must be an object' });
-      }
-      assertNoNul('holder', holder);
-      assertNoNul('init.agentName', init.agentName);
-      assertNoNul('init.ownerId', init.ownerId);
-      assertNoNul('init.tenantId', init.tenantId);
-      const wanted = { ...init, ownerId: init.ownerId ?? null, tenantId: init.tenantId ?? null };
-      const stateJson = JSON.stringify(init.state ?? null);
-      for (let attempt = 1; ; attempt++) {
-        const { rows } = await query<AcquireRow>(sql.acquire, [
+      // `encoded`: each message's JSON, as the size limit measured it; the array below is built from these.
+      async append(sessionId, input, encoded) {
+        assertOpen();
+        const { expectedSeq, lease } = input;
+        const init = input.session?.init;
+        const state = input.session?.state;
+        assertNoNul('lease.holder', lease?.holder);
+        // init is used (and stored) only by a first append.
+        if (init && expectedSeq === 0) {
+          assertNoNul('session.init.agentName', init.agentName);
+          assertNoNul('session.init.ownerId', init.ownerId);
+          assertNoNul('session.init.tenantId', init.tenantId);
+        }
+        // Everything is serialised before the query, so a bad value fails before any I/O.
+        const values: unknown[] = [
           sessionId,
-          init.agentName ?? '',
-          wanted.ownerId,
-          wanted.tenantId,
-          stateJson,
-          holder,
-          ttlMs,
-        ]);
-        const row = rows[0];
-        if (!row) {
-          throw new UnexpectedReplyError({
-            store: '@agentstore/postgres',
-            operation: 'acquireLease',
-            reply: rows,
-            sessionId,
-          });
+          expectedSeq,
+          lease?.holder ?? null,
+          lease?.epoch ?? null,
+          state === undefined ? null : JSON.stringify(state),
+          input.releaseLease === true,
+          // One message (what run() writes) is bound as its JSON; several as one JSON array.
+          encoded.length === 1 ? encoded[0] : `[${encoded.join(',')}]`,
+          encoded.length,
+        ];
+        // Only a first append can create the session; later ones skip that part of the statement.
+        if (expectedSeq === 0) {
+          values.push(
+            init?.agentName ?? '',
+            init?.ownerId ?? null,
+            init?.tenantId ?? null,
+            JSON.stringify(init?.state ?? null),
+            newIncarnationId(),
+          );
         }
-        if (row.id !== null) {
-          const session = decodeSession(row as SessionRow);
-          return { epoch: Number(row.lease_epoch), session };
-        }
-        if (row.prior_found) {
-          if (!ownerMatches({ ownerId: row.prior_owner_id, tenantId: row.prior_tenant_id }, wanted)) {
-            throw new SessionAccessDeniedError({ sessionId });
-          }
-          const held = leaseOf(row.prior_lease_holder, 0, row.prior_lease_expires_at);
-          const now = Date.parse(row.server_now);
-          if (held && !canAcquireLease(held, holder, now)) {
-            throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(held, now) });
-          }
-        }
-        // The row changed after this statement's snapshot (created or leased concurrently).
-        if (attempt >= ACQUIRE_ATTEMPTS) throw new SessionBusyError({ sessionId, retryAfterMs: 1 });
-      }
-    },
-
-    async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
-      assertOpen();
-      // A holder that cannot be stored cannot hold the lease either.
-      if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
-        throw new LeaseLostError({ sessionId, holder: typeof holder === 'string' ? holder : null, epoch });
-      }
-      const { rows } = await query<{ lease_expires_at: string }>(sql.renew, [
-        sessionId,
-        holder,
-        epoch,
-        ttlMs,
-      ]);
-      if (!rows[0]) throw new LeaseLostError({ sessionId, holder, epoch });
-      return { expiresAt: rows[0].lease_expires_at };
-    },
-
-    async releaseLease(sessionId, { holder, epoch }) {
-      validateReleaseLeaseInput(sessionId, { holder, epoch });
-      assertOpen();
-      if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
-        return { released: false };
-      }
-      const result = await query(sql.release, [sessionId, holder, epoch]);
-      return { released: result.rowCount === 1 };
-    },
-
-    async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
-      assertOpen();
-      if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
-      }
-      // No stored session has NUL in these fields (it is refused on write), so nothing matches.
-      if (
-        [ownerId, tenantId, agentName].some((value) => typeof value === 'string' && value.includes('\u0000'))
-      ) {
-        return { sessions: [], nextCursor: null };
-      }
-      if (typeof cursor === 'string' && cursor.includes('\u0000')) {
-        throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
-      }
-      const page = sql.list({ limit, ownerId, tenantId, agentName, cursor: cursor ?? undefined });
-      const { rows } = await query<SessionRow>(page.text, page.values);
-      const sessions = rows.slice(0, limit).map(decodeSession);
-      return { sessions, nextCursor: rows.length > limit ? sessions[sessions.length - 1]!.id : null };
-    },
-
-    async deleteSession(sessionId) {
-      assertOpen();
-      validateSessionId(sessionId);
-      // Two statements in one short transaction: the session row first (waiting out any append
-      // in flight), then its messages under a fresh snapshot that sees everything committed.
-      const own = await checkout(pool);
-      const { client } = own;
-      let broken: unknown;
-      try {
-        await client.query('BEGIN');
+        // Granted: every message inserted (validation ensures at least one), no row to parse.
+        // Refused: the statement raised APPEND_REFUSED with what it saw, and wrote nothing.
+        let result: QueryResult;
         try {
-          const deleted = await query(sql.deleteSession, [sessionId], client);
-          await query(sql.deleteMessages, [sessionId], client);
-          await client.query('COMMIT');
-          return { deleted: deleted.rowCount === 1 };
+          const statements = expectedSeq === 0 ? sql.appendFirst : sql.append;
+          result = await queryOwnClient(
+            encoded.length === 1 ? statements.one : statements.many,
+            values,
+            isAppendRefusal,
+          );
         } catch (error) {
-          await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-            broken = rollbackError;
-          });
+          if (isAppendRefusal(error))
+            throw refusalError(error.detail, { sessionId, expectedSeq, lease: lease ?? null });
           throw error;
         }
-      } finally {
-        own.release(broken);
-      }
-    },
-
-    async deleteIdleSessions(input) {
-      assertOpen();
-      const { idleBefore, limit, cursor } = validateRetentionInput(input);
-      const [afterKey, afterId] =
-        cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
-      if (afterId.includes('\u0000') || afterKey.includes('\u0000')) {
-        throw new InvalidArgumentError({ argument: 'cursor', reason: 'is not a cursor this store returned' });
-      }
-      const { rows } = await query<DeleteIdleRow>(sql.deleteIdle, [idleBefore, limit, afterKey, afterId]);
-      const row = rows[0];
-      if (!row)
+        if (result.rowCount === input.messages.length)
+          return { headSeq: expectedSeq + input.messages.length };
         throw new UnexpectedReplyError({
           store: '@agentstore/postgres',
-          operation: 'deleteIdleSessions',
-          reply: rows,
+          operation: 'append',
+          reply: { rowCount: result.rowCount },
+          sessionId,
         });
-      const last = row.last === null ? null : (JSON.parse(row.last) as [string, string]);
-      return {
-        deleted: JSON.parse(row.deleted) as string[],
-        nextCursor: Number(row.examined) === limit && last ? encodeRetentionCursor(last[0], last[1]) : null,
-      };
-    },
+      },
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (ownsPool) await pool.end();
+      async acquireLease(sessionId, { holder, ttlMs, init }) {
+        assertOpen();
+        assertNoNul('holder', holder);
+        assertNoNul('init.agentName', init.agentName);
+        assertNoNul('init.ownerId', init.ownerId);
+        assertNoNul('init.tenantId', init.tenantId);
+        const wanted = { ...init, ownerId: init.ownerId ?? null, tenantId: init.tenantId ?? null };
+        const stateJson = JSON.stringify(init.state ?? null);
+        for (let attempt = 1; ; attempt++) {
+          const { rows } = await query<AcquireRow>(sql.acquire, [
+            sessionId,
+            init.agentName ?? '',
+            wanted.ownerId,
+            wanted.tenantId,
+            stateJson,
+            holder,
+            ttlMs,
+            newIncarnationId(),
+          ]);
+          const row = rows[0];
+          if (!row) {
+            throw new UnexpectedReplyError({
+              store: '@agentstore/postgres',
+              operation: 'acquireLease',
+              reply: rows,
+              sessionId,
+            });
+          }
+          if (row.id !== null) {
+            const session = decodeSession(row as SessionRow);
+            return { epoch: Number(row.lease_epoch), session };
+          }
+          if (row.prior_found) {
+            if (!ownerMatches({ ownerId: row.prior_owner_id, tenantId: row.prior_tenant_id }, wanted)) {
+              throw new SessionAccessDeniedError({ sessionId });
+            }
+            const held = leaseOf(row.prior_lease_holder, 0, row.prior_lease_expires_at);
+            const now = Date.parse(row.server_now);
+            if (held && !canAcquireLease(held, holder, now)) {
+              throw new SessionBusyError({ sessionId, retryAfterMs: retryAfterMs(held, now) });
+            }
+          }
+          // The row changed after this statement's snapshot (created or leased concurrently).
+          if (attempt >= ACQUIRE_ATTEMPTS) throw new SessionBusyError({ sessionId, retryAfterMs: 1 });
+        }
+      },
+
+      async renewLease(sessionId, { holder, epoch, ttlMs }) {
+        assertOpen();
+        // A holder that cannot be stored cannot hold the lease either.
+        if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
+          throw new LeaseLostError({ sessionId, holder: typeof holder === 'string' ? holder : null, epoch });
+        }
+        const { rows } = await query<{ lease_expires_at: string }>(sql.renew, [
+          sessionId,
+          holder,
+          epoch,
+          ttlMs,
+        ]);
+        if (!rows[0]) throw new LeaseLostError({ sessionId, holder, epoch });
+        return { expiresAt: rows[0].lease_expires_at };
+      },
+
+      async releaseLease(sessionId, { holder, epoch }) {
+        assertOpen();
+        if (typeof holder !== 'string' || holder.includes('\u0000') || !Number.isSafeInteger(epoch)) {
+          return { released: false };
+        }
+        const result = await query(sql.release, [sessionId, holder, epoch]);
+        return { released: result.rowCount === 1 };
+      },
+
+      async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
+        assertOpen();
+        // No stored session has NUL in these fields (it is refused on write), so nothing matches.
+        if (
+          [ownerId, tenantId, agentName].some(
+            (value) => typeof value === 'string' && value.includes('\u0000'),
+          )
+        ) {
+          return { sessions: [], nextCursor: null };
+        }
+        if (typeof cursor === 'string' && cursor.includes('\u0000')) {
+          throw new InvalidArgumentError({
+            argument: 'cursor',
+            reason: 'is not a cursor this store returned',
+          });
+        }
+        const page = sql.list({ limit, ownerId, tenantId, agentName, cursor: cursor ?? undefined });
+        const { rows } = await query<SessionRow>(page.text, page.values);
+        const sessions = rows.slice(0, limit).map(decodeSession);
+        return { sessions, nextCursor: rows.length > limit ? sessions[sessions.length - 1]!.id : null };
+      },
+
+      async deleteSession(sessionId) {
+        assertOpen();
+        // Two statements in one short transaction: the session row first (waiting out any append
+        // in flight), then its messages under a fresh snapshot that sees everything committed.
+        const own = await checkout(pool);
+        const { client } = own;
+        let broken: unknown;
+        try {
+          await client.query('BEGIN');
+          try {
+            const deleted = await query(sql.deleteSession, [sessionId], client);
+            await query(sql.deleteMessages, [sessionId], client);
+            await client.query('COMMIT');
+            return { deleted: deleted.rowCount === 1 };
+          } catch (error) {
+            await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+              broken = rollbackError;
+            });
+            throw error;
+          }
+        } finally {
+          own.release(broken);
+        }
+      },
+
+      async deleteIdleSessions({ idleBefore, limit, cursor }) {
+        assertOpen();
+        const [afterKey, afterId] =
+          cursor === null ? ['', ''] : decodeRetentionCursor<string>(cursor, 'string');
+        if (afterId.includes('\u0000') || afterKey.includes('\u0000')) {
+          throw new InvalidArgumentError({
+            argument: 'cursor',
+            reason: 'is not a cursor this store returned',
+          });
+        }
+        const { rows } = await query<DeleteIdleRow>(sql.deleteIdle, [idleBefore, limit, afterKey, afterId]);
+        const row = rows[0];
+        if (!row)
+          throw new UnexpectedReplyError({
+            store: '@agentstore/postgres',
+            operation: 'deleteIdleSessions',
+            reply: rows,
+          });
+        const last = row.last === null ? null : (JSON.parse(row.last) as [string, string]);
+        return {
+          deleted: JSON.parse(row.deleted) as string[],
+          nextCursor: Number(row.examined) === limit && last ? encodeRetentionCursor(last[0], last[1]) : null,
+        };
+      },
+
+      async close() {
+        if (closed) return;
+        closed = true;
+        if (ownsPool) await pool.end();
+      },
     },
-  };
-  return mapStoreErrors(store, (error) => translatePgError(error, { schema, preparedStatements }));
+    { mapError: (error) => translatePgError(error, { schema, preparedStatements }) },
+  );
 }

@@ -115,6 +115,14 @@ BEGIN
 END
 $$;`,
   },
+  {
+    version: 5,
+    description: 'session incarnation id',
+    // Null on sessions created before it: their tool calls keep the old idempotency-key formula.
+    // A nullable column without a default is added without rewriting a row; IF NOT EXISTS makes
+    // a repeat (or a racing migrator) a no-op.
+    sql: (n) => `ALTER TABLE ${n.sessions} ADD COLUMN IF NOT EXISTS incarnation_id text;`,
+  },
 ];
 
 /** The message of the error a refused append raises; its DETAIL is what the statement saw. */

@@ -17,13 +17,13 @@ export interface Statements {
   release: string;
   deleteSession: string;
   deleteMessages: string;
-  /** Retention: $1 idleBefore, $2 limit, $3/$4 cursor (activity key, id; '' for none), $5 now. */
+  /** Retention: $1 idleBefore, $2 limit, $3/$4 cursor (activity key, id; '' for none). */
   deleteIdle: string;
   /** The page query; it asks for `limit + 1` rows to know whether another page exists. */
   list(filters: ListFilters): { text: string; values: unknown[] };
 }
 
-/** One append in two shapes: `$8` is one message's JSON (`one`), or a JSON array of them (`many`). */
+/** One append in two shapes: `$7` is one message's JSON (`one`), or a JSON array of them (`many`). */
 export interface AppendStatements {
   one: string;
   many: string;
@@ -38,14 +38,15 @@ export interface ListFilters {
 }
 
 const SESSION_COLUMNS =
-  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at';
+  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at, incarnation_id';
 
 export function buildStatements(n: TableNames): Statements {
   /*
    * append: $1 session id, $2 expected seq, $3 lease holder (null: no lease), $4 lease epoch,
-   * $5 now (ISO, the client's: only for updated_at), $6 new state JSON (null: keep), $7 release lease,
-   * $8 the message's JSON (`one`) or the messages as one JSON array (`many`), $9 how many;
-   * appendFirst adds $10-$13: init agent name, owner, tenant, state JSON.
+   * $5 new state JSON (null: keep), $6 release lease,
+   * $7 the message's JSON (`one`) or the messages as one JSON array (`many`), $8 how many;
+   * appendFirst adds $9-$13: init agent name, owner, tenant, state JSON, a new incarnation id. `updated_at` (and a new
+   * session's `created_at`) is the server's clock, never the writer's: retention judges idleness by it.
    *
    * `advanced` moves the head of an existing session, guarded by head seq and the lease rule;
    * in appendFirst (expectedSeq 0), `created` makes the session when no row exists instead. Both
@@ -70,19 +71,19 @@ export function buildStatements(n: TableNames): Statements {
    */
   const advanced = `advanced AS (
   UPDATE ${n.sessions} AS s SET
-    head_seq = s.head_seq + $9::bigint,
-    state = COALESCE($6::text, s.state),
-    lease_holder = CASE WHEN $7::boolean THEN NULL ELSE s.lease_holder END,
-    lease_expires_at = CASE WHEN $7::boolean THEN NULL ELSE s.lease_expires_at END,
-    updated_at = $5::text
+    head_seq = s.head_seq + $8::bigint,
+    state = COALESCE($5::text, s.state),
+    lease_holder = CASE WHEN $6::boolean THEN NULL ELSE s.lease_holder END,
+    lease_expires_at = CASE WHEN $6::boolean THEN NULL ELSE s.lease_expires_at END,
+    updated_at = ${SERVER_NOW}
   WHERE s.id = $1::text AND s.head_seq = $2::bigint
     AND CASE WHEN $3::text IS NULL THEN s.lease_holder IS NULL OR s.lease_expires_at <= ${SERVER_NOW}
              ELSE s.lease_holder = $3::text AND s.lease_epoch = $4::bigint END
   RETURNING s.head_seq
 )`;
   const created = `created AS (
-  INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at)
-  SELECT $1::text, $10::text, $11::text, $12::text, COALESCE($6::text, $13::text), $9::bigint, 0, $5::text, $5::text
+  INSERT INTO ${n.sessions} AS s (id, agent_name, owner_id, tenant_id, state, head_seq, lease_epoch, created_at, updated_at, incarnation_id)
+  SELECT $1::text, $9::text, $10::text, $11::text, COALESCE($5::text, $12::text), $8::bigint, 0, ${SERVER_NOW}, ${SERVER_NOW}, $13::text
   WHERE $3::text IS NULL
   ON CONFLICT (id) DO NOTHING
   RETURNING s.head_seq
@@ -92,9 +93,9 @@ export function buildStatements(n: TableNames): Statements {
     FROM ${n.sessions} WHERE id = $1::text
   ), 'null'))`;
   const rows = {
-    one: 'SELECT $1::text, $2::bigint + 1, $8::text',
+    one: 'SELECT $1::text, $2::bigint + 1, $7::text',
     many: `SELECT $1::text, $2::bigint + m.ord, m.body::text
-FROM json_array_elements($8::json) WITH ORDINALITY AS m(body, ord)`,
+FROM json_array_elements($7::json) WITH ORDINALITY AS m(body, ord)`,
   };
   // `granted`: the CTEs that may yield the new head, in order. The decision is a scalar subquery
   // of its own (an InitPlan, evaluated once), so the filter on it is a one-time filter in both
@@ -118,14 +119,15 @@ WHERE (SELECT COALESCE(${granted.map((cte) => `(SELECT head_seq FROM ${cte})`).j
    * that sort spills to disk; an index-ordered plan is the planner's choice, not a guarantee.
    */
   const load = `SELECT 0::bigint AS seq, s.state AS body, s.agent_name, s.owner_id, s.tenant_id, s.head_seq,
-  s.lease_holder, s.lease_epoch, s.lease_expires_at, s.created_at, s.updated_at
+  s.lease_holder, s.lease_epoch, s.lease_expires_at, s.created_at, s.updated_at, s.incarnation_id
 FROM ${n.sessions} AS s WHERE s.id = $1::text
 UNION ALL
-SELECT m.seq, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT m.seq, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint`;
 
   /*
-   * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 ttl ms.
+   * acquire: $1 id, $2-$5 init agent name, owner, tenant, state JSON, $6 holder, $7 ttl ms,
+   * $8 a new incarnation id (kept only when this creates the session).
    * Creates the session with the lease, or takes the lease of an existing one when owner and
    * tenant match and the lease is free, expired (by the server's clock) or already this holder's;
    * the conflict row is locked and re-checked at its newest version. When refused, `prior` tells
@@ -137,7 +139,7 @@ FROM ${n.messages} AS m WHERE m.session_id = $1::text AND m.seq > $2::bigint`;
   SELECT true AS found, owner_id, tenant_id, lease_holder, lease_expires_at FROM ${n.sessions} WHERE id = $1::text
 ), granted AS (
   INSERT INTO ${n.sessions} AS s (${SESSION_COLUMNS})
-  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, 0, $6::text, 1, c.expires_iso, c.now_iso, c.now_iso
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, 0, $6::text, 1, c.expires_iso, c.now_iso, c.now_iso, $8::text
   FROM clock AS c
   ON CONFLICT (id) DO UPDATE SET
     lease_holder = EXCLUDED.lease_holder,

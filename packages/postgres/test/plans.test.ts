@@ -91,8 +91,8 @@ ANALYZE ${names.sessions}; ANALYZE ${names.messages};`);
     ] as const) {
       for (const shape of ['one', 'many'] as const) {
         const body = shape === 'one' ? '{"id":"a"}' : '[{"id":"a"},{"id":"b"}]';
-        const values = ['s-000002', 5, 'holder', 1, '2026-01-01T00:00:00.000Z', '{}', 'false', body, 2];
-        if (first) values.push('agent', 'owner', 'tenant', 'null');
+        const values = ['s-000002', 5, 'holder', 1, '{}', 'false', body, 2];
+        if (first) values.push('agent', 'owner', 'tenant', 'null', 'incarnation');
         for (const nodes of await plans(statements[shape], values)) {
           const shapeText = JSON.stringify(
             nodes.map((n) => [n['Node Type'], n.Filter, n['One-Time Filter']]),

@@ -66,6 +66,8 @@ export function decodeSession(sessionId: string, fields: Map<string, string>): S
     lease,
     createdAt,
     updatedAt,
+    // Plain text, set once at creation; absent on sessions created before it existed.
+    ...(fields.has('incarnationId') ? { incarnationId: fields.get('incarnationId')! } : {}),
   };
 }
 

@@ -14,18 +14,7 @@ import {
   type StoreLimits,
   UnexpectedReplyError,
 } from '@agentstore/core';
-import {
-  snapshotInput,
-  validateAcquireLeaseInput,
-  validateAppendInput,
-  validateListSessionsInput,
-  validateLoadOptions,
-  validateReleaseLeaseInput,
-  validateRenewLeaseInput,
-  validateRetentionInput,
-  validateSessionId,
-  validateTtlMs,
-} from '@agentstore/core/store';
+import { defineStore, newIncarnationId, validateTtlMs } from '@agentstore/core/store';
 import { type Cluster, Redis } from 'ioredis';
 import { decodeMessage, decodeSession, encodeMessage, fieldsOf } from './codec.ts';
 import {
@@ -263,7 +252,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     loadSession: async (sessionId) => (await loadRaw(sessionId, 0, false))?.session ?? null,
   };
 
-  return {
+  // Every input reaches these methods checked and copied by core's boundary.
+  return defineStore({
     /** False once a check found the server short of `durability`; re-checks can restore it. */
     get durable() {
       return durabilityProblem() === null;
@@ -275,11 +265,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     durabilityCheck,
     recheckDurability,
 
-    async load(sessionId, loadOptions = {}) {
+    async load(sessionId, { afterSeq }) {
       assertOpen();
-      validateSessionId(sessionId);
-      validateLoadOptions(loadOptions);
-      const afterSeq = loadOptions.afterSeq ?? 0;
       const raw = await loadRaw(sessionId, afterSeq, true);
       if (raw === null) return null;
       const expected = Math.max(0, raw.session.headSeq - afterSeq);
@@ -297,11 +284,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       return { session: raw.session, messages };
     },
 
-    async append(sessionId, given) {
-      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
-      const input = snapshotInput(given);
+    async append(sessionId, input) {
       assertOpen();
-      validateAppendInput(sessionId, input, limits);
       const now = Date.now();
       const { expectedSeq, lease } = input;
       const state = input.session?.state;
@@ -310,7 +294,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       const args: (string | number)[] = [
         expectedSeq,
         now,
-        new Date(now).toISOString(),
+        // Kept only if this append creates the session.
+        init ? newIncarnationId() : '',
         lease === null ? 'none' : 'token',
         lease === null ? '' : JSON.stringify(lease.holder),
         lease === null ? '' : lease.epoch,
@@ -367,9 +352,7 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       }
     },
 
-    async acquireLease(sessionId, given) {
-      const { holder, ttlMs, init } = snapshotInput(given);
-      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
       assertOpen();
       // No run starts on a server whose persistence was never checked or fell short. A node that
       // could not be reached last time is asked again first, at most once per
@@ -404,7 +387,8 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
         JSON.stringify(init.ownerId ?? null),
         JSON.stringify(init.tenantId ?? null),
         JSON.stringify(init.state ?? null),
-        new Date(now).toISOString(),
+        // Kept only if this acquire creates the session.
+        newIncarnationId(),
         ttl,
         isCluster ? 'ask' : 'inline',
         indexMember(sessionId),
@@ -439,7 +423,6 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       assertOpen();
       const k = keys.session(sessionId);
       const renewed = await scripts.renew(
@@ -452,7 +435,6 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
-      validateReleaseLeaseInput(sessionId, { holder, epoch });
       assertOpen();
       const k = keys.session(sessionId);
       const released = await scripts.release(
@@ -463,14 +445,12 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
     },
 
     async listSessions(input) {
-      validateListSessionsInput(input);
       assertOpen();
       return listSessions(indexContext, input);
     },
 
     async deleteSession(sessionId) {
       assertOpen();
-      validateSessionId(sessionId);
       const k = keys.session(sessionId);
       // One script deletes the session's two keys (same slot, atomic) and, on a standalone
       // server, its index entries too: one round trip. On a Cluster the entries live in other
@@ -493,9 +473,9 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       return reindexLegacy(indexContext);
     },
 
-    async deleteIdleSessions(input) {
+    async deleteIdleSessions(request) {
       assertOpen();
-      return deleteIdleSessions(indexContext, validateRetentionInput(input));
+      return deleteIdleSessions(indexContext, request);
     },
 
     async close() {
@@ -504,5 +484,5 @@ export function redisStore(connection: RedisConnection, options: RedisStoreOptio
       if (recheckTimer) clearInterval(recheckTimer);
       if (owned) await client.quit();
     },
-  };
+  });
 }

@@ -3,8 +3,11 @@
  * message list (same hash tag, so one Cluster slot) and, on a standalone server only, the
  * session index as a third key. Lease expiry is granted and judged by the server's clock (`TIME`,
  * allowed in scripts under effects replication, the default since Redis 5 and the only mode since
- * 7), so a client whose clock is off can neither take a live lease nor stretch or shorten one. The
- * informational times (createdAt, updatedAt, the activity index score) come from the client.
+ * 7), so a client whose clock is off can neither take a live lease nor stretch or shorten one.
+ * createdAt, updatedAt and the activity index score a script writes come from the same clock:
+ * retention judges idleness by them, and a writer whose clock runs behind must not make a session
+ * it just wrote look idle. (A Cluster creation's index entry is added by the client, with its
+ * clock: a sweep only uses it to find candidates, and judges each by `updatedAt`.)
  *
  * Session hash fields: id, agentName, ownerId, tenantId, state, leaseHolder (all JSON text, so
  * null, "null" and lone surrogates stay distinct), headSeq, leaseEpoch (kept after release),
@@ -14,6 +17,30 @@
 /** The server's clock in ms since the epoch, as a Lua number (exact below 2^53). */
 const SERVER_NOW_MS = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/**
+ * `stamp` (ISO-8601 UTC with ms, as `Date.prototype.toISOString` writes it) and `stampMs` from the
+ * server's clock. Redis's Lua has no date library: days to a civil date by Hinnant's algorithm.
+ */
+const SERVER_STAMP = `local st = redis.call('TIME')
+local stampMs = tonumber(st[1]) * 1000 + math.floor(tonumber(st[2]) / 1000)
+local stamp
+do
+  local secs = math.floor(stampMs / 1000)
+  local days = math.floor(secs / 86400)
+  local tod = secs - days * 86400
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local day = doy - math.floor((153 * mp + 2) / 5) + 1
+  local month = mp < 10 and mp + 3 or mp - 9
+  local year = yoe + era * 400 + (month <= 2 and 1 or 0)
+  stamp = string.format('%04d-%02d-%02dT%02d:%02d:%02d.%03dZ', year, month, day,
+    math.floor(tod / 3600), math.floor(tod / 60) % 60, tod % 60, stampMs % 1000)
+end`;
 
 /**
  * Refreshes the optional TTL on both session keys ('0' = no TTL). Inlined: no per-call closures.
@@ -48,7 +75,10 @@ export const CREATING_MARKER_MS = 60_000;
  * caller adds the members again before the session exists.
  */
 const createSession = (
-  a: Record<'id' | 'agent' | 'owner' | 'tenant' | 'state' | 'now' | 'ms' | 'mode' | 'member', string>,
+  a: Record<
+    'id' | 'agent' | 'owner' | 'tenant' | 'state' | 'now' | 'ms' | 'mode' | 'member' | 'incarnation',
+    string
+  >,
 ) => `
   if ${a.mode} == 'ask' or (${a.mode} == 'done' and redis.call('EXISTS', KEYS[3]) == 0) then
     redis.call('SET', KEYS[3], '1', 'PX', ${CREATING_MARKER_MS})
@@ -56,7 +86,8 @@ const createSession = (
   end
   if ${a.mode} == 'done' then redis.call('DEL', KEYS[3]) end
   redis.call('HSET', KEYS[1], 'id', ${a.id}, 'agentName', ${a.agent}, 'ownerId', ${a.owner},
-    'tenantId', ${a.tenant}, 'state', ${a.state}, 'headSeq', '0', 'createdAt', ${a.now}, 'updatedAt', ${a.now})
+    'tenantId', ${a.tenant}, 'state', ${a.state}, 'headSeq', '0', 'createdAt', ${a.now}, 'updatedAt', ${a.now},
+    'incarnationId', ${a.incarnation})
   if ${a.mode} == 'inline' then
     for i = 3, #KEYS - 1 do redis.call('ZADD', KEYS[i], 0, ${a.member}) end
     redis.call('ZADD', KEYS[#KEYS], ${a.ms}, ${a.member})
@@ -64,8 +95,9 @@ const createSession = (
 
 /**
  * KEYS: session, messages[, index keys when creating inline | the creation marker on a Cluster]
- * ARGV: 1 expectedSeq, 2 nowMs (client clock: the activity index score only; leases use TIME),
- *       3 nowIso, 4 'token'|'none', 5 holderJson, 6 epoch,
+ * ARGV: 1 expectedSeq, 2 unused (the server stamps its own time; kept so the positions stay),
+ *       3 a new incarnation id (kept only if this creates the session), 4 'token'|'none',
+ *       5 holderJson, 6 epoch,
  *       7 releaseLease '1'|'0', 8 hasState '1'|'0', 9 stateJson, 10 init agentNameJson,
  *       11 init ownerJson, 12 init tenantJson, 13 init stateJson, 14 ttlMs|'0',
  *       15 index mode, 16 index member, 17 idJson, 18 new headSeq, 19 append token,
@@ -91,10 +123,11 @@ elseif s[2] then
   if tonumber(s[4]) > now then return {'LEASE'} end
 end
 if head ~= ARGV[1] then return {'SEQ', head} end
-if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'ARGV[3]', ms: 'ARGV[2]', mode: 'ARGV[15]', member: 'ARGV[16]' })}
+${SERVER_STAMP}
+if not s[1] then${createSession({ id: 'ARGV[17]', agent: 'ARGV[10]', owner: 'ARGV[11]', tenant: 'ARGV[12]', state: 'ARGV[13]', now: 'stamp', ms: 'stampMs', mode: 'ARGV[15]', member: 'ARGV[16]', incarnation: 'ARGV[3]' })}
 end
 redis.call('RPUSH', KEYS[2], unpack(ARGV, 20))
-redis.call('HSET', KEYS[1], 'headSeq', ARGV[18], 'updatedAt', ARGV[3], 'lastAppend', ARGV[19])
+redis.call('HSET', KEYS[1], 'headSeq', ARGV[18], 'updatedAt', stamp, 'lastAppend', ARGV[19])
 if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'state', ARGV[9]) end
 if ARGV[7] == '1' then redis.call('HDEL', KEYS[1], 'leaseHolder', 'leaseExpiresMs') end${refreshTtl(
   'ARGV[14]',
@@ -124,9 +157,10 @@ return {s, msgs}
 
 /**
  * KEYS: session, messages[, index keys when creating inline | the creation marker on a Cluster]
- * ARGV: 1 holderJson, 2 nowMs (client clock: the activity index score only; leases use TIME),
- *       3 leaseTtlMs, 4 agentNameJson, 5 ownerJson, 6 tenantJson,
- *       7 stateJson, 8 nowIso, 9 ttlMs|'0', 10 index mode, 11 index member, 12 idJson
+ * ARGV: 1 holderJson, 2 unused (the server stamps its own time), 3 leaseTtlMs, 4 agentNameJson,
+ *       5 ownerJson, 6 tenantJson, 7 stateJson, 8 a new incarnation id (kept only if this
+ *       creates the session), 9 ttlMs|'0', 10 index mode,
+ *       11 index member, 12 idJson
  * Returns {'OK', epoch, sessionHashFlat} | {'DENIED'} | {'BUSY', msLeft} | {'INDEX'}.
  */
 export const ACQUIRE_LUA = `
@@ -137,7 +171,8 @@ if s[1] then
   if s[4] and s[4] ~= ARGV[1] and tonumber(s[5]) > now then
     return {'BUSY', string.format('%.0f', tonumber(s[5]) - now)}
   end
-else${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant: 'ARGV[6]', state: 'ARGV[7]', now: 'ARGV[8]', ms: 'ARGV[2]', mode: 'ARGV[10]', member: 'ARGV[11]' })}
+else
+  ${SERVER_STAMP}${createSession({ id: 'ARGV[12]', agent: 'ARGV[4]', owner: 'ARGV[5]', tenant: 'ARGV[6]', state: 'ARGV[7]', now: 'stamp', ms: 'stampMs', mode: 'ARGV[10]', member: 'ARGV[11]', incarnation: 'ARGV[8]' })}
 end
 local epoch = redis.call('HINCRBY', KEYS[1], 'leaseEpoch', 1)
 redis.call('HSET', KEYS[1], 'leaseHolder', ARGV[1],

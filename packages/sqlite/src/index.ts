@@ -12,7 +12,7 @@ export {
   type SqliteTableNames as TableNames,
   sqliteSchemaStatements as schemaStatements,
   sqliteTableNames as tableNames,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 export {
   DEFAULT_BUSY_TIMEOUT_MS,
   DEFAULT_TABLE_PREFIX,

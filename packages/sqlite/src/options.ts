@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@agentstore/core';
-import { SQLITE_DEFAULT_TABLE_PREFIX, validateSqliteTablePrefix } from '@agentstore/core/store';
+import { SQLITE_DEFAULT_TABLE_PREFIX, validateSqliteTablePrefix } from '@agentstore/sqlite-dialect';
 import type { Database } from 'better-sqlite3';
 
 /** SQLite's `PRAGMA synchronous` levels that keep a WAL database uncorrupted after a crash. */

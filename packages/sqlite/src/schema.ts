@@ -6,7 +6,7 @@ import {
   sqliteSelectVersionSql,
   sqliteTableNames,
   sqliteVersionTableSql,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 import type { Database } from 'better-sqlite3';
 
 /**
@@ -25,7 +25,16 @@ export function migrate(database: Database, options: { tablePrefix?: string } = 
   const run = database.transaction(() => {
     database.prepare(sqliteVersionTableSql(t)).run();
     const row = database.prepare(sqliteSelectVersionSql(t)).get() as { version: number } | undefined;
-    for (const statement of sqliteMigrationPlan(t, row?.version ?? 0)) database.prepare(statement).run();
+    // A table that already has the column (made by a newer `schemaStatements()` under an older
+    // recorded version, say) skips the ADD COLUMN, which has no IF NOT EXISTS in SQLite.
+    const columns = database.prepare(`SELECT name FROM pragma_table_info(?)`).all(`${t.prefix}sessions`) as {
+      name: string;
+    }[];
+    const hasIncarnation = columns.some((c) => c.name === 'incarnation_id');
+    for (const statement of sqliteMigrationPlan(t, row?.version ?? 0)) {
+      if (hasIncarnation && /ADD COLUMN incarnation_id/.test(statement)) continue;
+      database.prepare(statement).run();
+    }
   });
   run.immediate();
   return { version: SQLITE_SCHEMA_VERSION };

@@ -15,26 +15,21 @@ import {
   appendLeaseMatches,
   canAcquireLease,
   decodeRetentionCursor,
-  decodeSqliteMessage,
-  decodeSqliteSession,
+  defineStore,
   encodeRetentionCursor,
   expiryIso,
   leaseFromColumns,
+  newIncarnationId,
   ownerMatches,
   type RetentionRequest,
   retryAfterMs,
-  type SqliteSessionRow,
-  snapshotInput,
-  sqliteTableNames,
-  validateAcquireLeaseInput,
-  validateAppendInput,
-  validateListSessionsInput,
-  validateLoadOptions,
-  validateReleaseLeaseInput,
-  validateRenewLeaseInput,
-  validateRetentionInput,
-  validateSessionId,
 } from '@agentstore/core/store';
+import {
+  decodeSqliteMessage,
+  decodeSqliteSession,
+  type SqliteSessionRow,
+  sqliteTableNames,
+} from '@agentstore/sqlite-dialect';
 import { type Database, SqliteError } from 'better-sqlite3';
 import { openDatabase } from './open-database.ts';
 import { DEFAULT_TABLE_PREFIX, type SqliteStoreOptions, type SqliteStoreTarget } from './options.ts';
@@ -141,7 +136,9 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
           tenantId: init?.tenantId ?? null,
           state: initialState ?? 'null',
           headSeq: guard.newHead,
-          now: guard.now,
+          // The database's clock, never the writer's: retention judges idleness by it.
+          now: null,
+          incarnationId: newIncarnationId(),
         });
       }
       try {
@@ -162,6 +159,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       const row = s.selectSession.get({ sessionId });
       if (row === undefined) {
         const stateJson = JSON.stringify(init.state ?? null);
+        const incarnationId = newIncarnationId();
         s.insertSession.run({
           sessionId,
           agentName: init.agentName,
@@ -170,6 +168,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
           state: stateJson,
           headSeq: 0,
           now: nowIso,
+          incarnationId,
         });
         s.grantLease.run({ sessionId, holder, epoch: 1, expiresAt });
         return {
@@ -186,6 +185,7 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
             lease_expires_at: expiresAt,
             created_at: nowIso,
             updated_at: nowIso,
+            incarnation_id: incarnationId,
           }),
         };
       }
@@ -256,7 +256,8 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     return prepared;
   };
 
-  return {
+  // Every input reaches these methods checked and copied by core's boundary.
+  return defineStore({
     // An in-memory database dies with the process: `run()` must refuse it for durable sessions.
     durable: !db.memory,
     limits,
@@ -269,19 +270,12 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return result;
     },
 
-    async load(sessionId, options = {}) {
-      const p = ready();
-      validateSessionId(sessionId);
-      validateLoadOptions(options);
-      const afterSeq = options.afterSeq ?? 0;
-      return p.load(sessionId, afterSeq);
+    async load(sessionId, { afterSeq }) {
+      return ready().load(sessionId, afterSeq);
     },
 
-    async append(sessionId, given) {
-      // Validated and stored from one read of the caller's objects (getters, Proxies, toJSON).
-      const input = snapshotInput(given);
+    async append(sessionId, input, encoded) {
       const p = ready();
-      const encoded = validateAppendInput(sessionId, input, limits);
       const { messages, expectedSeq } = input;
       // Everything that can be computed outside the write lock is, so the transaction stays short.
       const inserts: AppendArgs['inserts'] = [];
@@ -304,7 +298,6 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
           sessionId,
           expectedSeq,
           newHead: expectedSeq + messages.length,
-          now: new Date().toISOString(),
           state: stateJson,
           release: input.releaseLease ? 1 : 0,
           holder: input.lease?.holder ?? null,
@@ -317,15 +310,11 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       return { headSeq: expectedSeq + messages.length };
     },
 
-    async acquireLease(sessionId, given) {
-      const { holder, ttlMs, init } = snapshotInput(given);
-      validateAcquireLeaseInput(sessionId, { holder, ttlMs, init });
-      const p = ready();
-      return p.acquire(sessionId, holder, init, ttlMs);
+    async acquireLease(sessionId, { holder, ttlMs, init }) {
+      return ready().acquire(sessionId, holder, init, ttlMs);
     },
 
     async renewLease(sessionId, { holder, epoch, ttlMs }) {
-      validateRenewLeaseInput(sessionId, { holder, epoch, ttlMs });
       const p = ready();
       // The expiry is the database's clock + TTL, computed and returned by the UPDATE itself.
       const renewed = p.s.renewLease.get({ sessionId, holder, epoch, ttlMs });
@@ -334,17 +323,12 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     },
 
     async releaseLease(sessionId, { holder, epoch }) {
-      validateReleaseLeaseInput(sessionId, { holder, epoch });
       const p = ready();
       return { released: p.s.releaseLease.run({ sessionId, holder, epoch }).changes > 0 };
     },
 
     async listSessions({ ownerId, tenantId, agentName, limit, cursor }) {
-      validateListSessionsInput({ ownerId, tenantId, agentName, limit, cursor });
       const p = ready();
-      if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new InvalidArgumentError({ argument: 'limit', reason: 'must be a positive integer' });
-      }
       const params: unknown[] = [];
       if (ownerId !== undefined) params.push(ownerId);
       if (tenantId !== undefined) params.push(tenantId);
@@ -360,14 +344,11 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
     },
 
     async deleteSession(sessionId) {
-      validateSessionId(sessionId);
-      const p = ready();
-      return { deleted: p.remove(sessionId) };
+      return { deleted: ready().remove(sessionId) };
     },
 
-    async deleteIdleSessions(input) {
-      const p = ready();
-      return p.removeIdle(validateRetentionInput(input));
+    async deleteIdleSessions(request) {
+      return ready().removeIdle(request);
     },
 
     async close() {
@@ -375,5 +356,5 @@ export function sqliteStore(target: SqliteStoreTarget, options: SqliteStoreOptio
       closed = true;
       if (owned) db.close();
     },
-  };
+  });
 }

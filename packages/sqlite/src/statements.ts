@@ -8,7 +8,7 @@ import {
   sqliteNowIso,
   sqliteSelectMessagesSql,
   sqliteSelectSessionSql,
-} from '@agentstore/core/store';
+} from '@agentstore/sqlite-dialect';
 import type { Database, Statement } from 'better-sqlite3';
 
 /** The named parameters of the append's guarded head update (better-sqlite3 binds `@name`). */
@@ -16,8 +16,6 @@ export interface AppendParams {
   sessionId: string;
   expectedSeq: number;
   newHead: number;
-  /** The session's new `updated_at` on a leased append (a lease-less one stamps the database's clock). */
-  now: string;
   /** The new state as JSON, or null to keep the stored one. */
   state: string | null;
   /** 1 releases the lease in the same write. */
@@ -34,7 +32,10 @@ export interface InsertSessionParams {
   tenantId: string | null;
   state: string;
   headSeq: number;
-  now: string;
+  /** The creation time; null stamps the database's clock. */
+  now: string | null;
+  /** A fresh `newIncarnationId()`: this creation's, for good. */
+  incarnationId: string;
 }
 
 /** Every statement the store runs, prepared once per store. */
@@ -94,7 +95,8 @@ export function prepareStatements(db: Database, t: SqliteTableNames): Statements
   // SQLite reads 'now' once per statement, so the guard and the stamp see the same instant.
   const dbNow = sqliteNowIso();
   return {
-    appendWithLease: db.prepare(`${appendSet('@now')} AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`),
+    // Stamped by the database's clock, never the writer's: retention judges idleness by it.
+    appendWithLease: db.prepare(`${appendSet(dbNow)} AND ${sqliteLeaseHeld(named('holder', 'epoch'))}`),
     appendWithoutLease: db.prepare(`${appendSet(dbNow)} AND ${sqliteLeaseFree({ now: dbNow })}`),
     appendGuardFacts: db.prepare(
       `SELECT head_seq, lease_holder, lease_epoch, lease_expires_at, ${CLOCK_MS} AS now_ms FROM ${t.sessions} WHERE id = ?`,
@@ -102,8 +104,9 @@ export function prepareStatements(db: Database, t: SqliteTableNames): Statements
     clock: db.prepare(`SELECT ${CLOCK_MS} AS now`),
     insertSession: db.prepare(
       `INSERT INTO ${t.sessions} (id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch,
-        lease_expires_at, created_at, updated_at)
-       VALUES (@sessionId, @agentName, @ownerId, @tenantId, @state, @headSeq, NULL, 0, NULL, @now, @now)`,
+        lease_expires_at, created_at, updated_at, incarnation_id)
+       VALUES (@sessionId, @agentName, @ownerId, @tenantId, @state, @headSeq, NULL, 0, NULL,
+         coalesce(@now, ${dbNow}), coalesce(@now, ${dbNow}), @incarnationId)`,
     ),
     selectSession: db.prepare(sqliteSelectSessionSql(t, sessionId)),
     selectMessages: db.prepare(sqliteSelectMessagesSql(t, named('sessionId', 'afterSeq'))),
@@ -169,7 +172,7 @@ export const MESSAGE_ROWS_PER_INSERT = 16;
 
 /**
  * The named parameters of one message INSERT: the session, the seq of its first row, and per row
- * k its `id<k>`, `role<k>` and `message<k>` (the JSON `validateAppendInput` returned).
+ * k its `id<k>`, `role<k>` and `message<k>` (the JSON core's boundary measured).
  */
 export type MessageInsertParams = Record<string, string | number>;
 

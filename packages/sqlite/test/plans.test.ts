@@ -1,4 +1,4 @@
-import { sqliteTableNames as tableNames } from '@agentstore/core/store';
+import { sqliteTableNames as tableNames } from '@agentstore/sqlite-dialect';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION, sqliteStore } from '../src/index.ts';

@@ -144,6 +144,8 @@ export async function durableRun(input: DurableRunInput): Promise<RunResult> {
     });
     const scope: CallScope = {
       sessionId,
+      // Part of every idempotency key: a call of a re-created session never reuses a deleted one's.
+      incarnationId: session.incarnationId ?? null,
       ownerId,
       tenantId,
       signal,

@@ -9,6 +9,8 @@ import { idempotencyKeyFor } from './idempotency.ts';
 
 export interface CallScope {
   sessionId: string | null;
+  /** The session's `incarnationId` (null: none recorded, or no session): part of every idempotency key. */
+  incarnationId?: string | null;
   ownerId: string | null;
   tenantId: string | null;
   /** Aborts on the caller's signal or a lost lease; handed to handlers as `ctx.signal`. */
@@ -149,7 +151,7 @@ async function toolContext(scope: CallScope, call: ToolCall, attempt: number): P
   return {
     sessionId: scope.sessionId,
     toolCallId: call.id,
-    idempotencyKey: await idempotencyKeyFor(scope.sessionId, call.id),
+    idempotencyKey: await idempotencyKeyFor(scope.sessionId, call.id, scope.incarnationId ?? null),
     attempt,
     signal: scope.signal,
     ownerId: scope.ownerId,

@@ -76,6 +76,9 @@ export interface DeleteIdleSessionsInput {
   /**
    * ISO-8601. A session is idle when its last append (`updatedAt`) is earlier than this and no
    * unexpired lease is held on it; idle sessions are deleted whole (session and every message).
+   * `updatedAt` is stamped by the store's authority clock (the database server's), never the
+   * writer's, so a writer whose clock runs behind cannot make a session look idle; a store with no
+   * server clock (`maxClockSkewMs` set) counts a session idle only before `idleBefore` less that bound.
    */
   idleBefore: string;
   /** Upper bound on the index entries one call examines, so one call is one bounded batch. */

@@ -1,11 +1,19 @@
 /**
  * For store authors: the validation boundary every store passes its input through, the lease
- * rules, the record codecs, and the SQLite dialect shared by the SQLite and D1 adapters.
+ * rules and the record codecs. (The SQLite dialect the SQLite and D1 adapters share lives in
+ * `@agentstore/sqlite-dialect`.)
  * Applications need none of this; they import `@agentstore/core`.
  * @module @agentstore/core/store
  */
 
 export { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
+export {
+  type DefinedStore,
+  type DefineStoreOptions,
+  defineStore,
+  type StoreImplementation,
+} from './define-store.ts';
+export { newIncarnationId } from './incarnation.ts';
 export {
   assertPlainJson,
   isPlainJson,
@@ -43,7 +51,6 @@ export {
   validateRetentionInput,
 } from './retention.ts';
 export { compareSessionIds } from './session-id-order.ts';
-export * from './sqlite-dialect.ts';
 export {
   MAX_IDENTITY_BYTES,
   MAX_MESSAGE_ID_BYTES,

@@ -67,6 +67,8 @@ export interface SessionColumns {
   lease_expires_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Null on rows written before the column existed. */
+  incarnation_id?: string | null;
 }
 
 /** A held lease from its columns; a holder without an expiry is a corrupt session row. */
@@ -94,5 +96,6 @@ export function decodeSessionColumns(row: SessionColumns): SessionRecord {
     lease: leaseFromColumns(row.id, row.lease_holder, row.lease_epoch, row.lease_expires_at),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(typeof row.incarnation_id === 'string' ? { incarnationId: row.incarnation_id } : {}),
   };
 }

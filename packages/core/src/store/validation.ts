@@ -381,9 +381,13 @@ export function validateListSessionsInput(input: unknown): asserts input is List
   }
 }
 
-/** `load` options: `afterSeq` must be a non-negative integer when given. */
+/** `load` options: absent, or an object whose `afterSeq` is a non-negative integer when given. */
 export function validateLoadOptions(options: { afterSeq?: number } | undefined): void {
-  const afterSeq = options?.afterSeq;
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object when given' });
+  }
+  const afterSeq = options.afterSeq;
   if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
     throw new InvalidArgumentError({ argument: 'afterSeq', reason: 'must be a non-negative integer' });
   }

@@ -40,7 +40,6 @@ export type {
 } from './store-target.ts';
 export { roundTripCounters, type TargetServer, targetOnServer, withServer } from './store-target.ts';
 export {
-  moduleUrl,
   openTargetModule,
   openToolTarget,
   TARGET_MODULE_ENV,

@@ -1,6 +1,10 @@
 import type { MessageRecord } from '@agentstore/core';
-import { SQLITE_MESSAGE_COLUMNS, sqliteRawMessagesSql, sqliteRawSessionSql } from '@agentstore/core/store';
 import type { RawAppendFloor, RawMessageRow, RawReader, RawSessionRow } from '@agentstore/core/testing';
+import {
+  SQLITE_MESSAGE_COLUMNS,
+  sqliteRawMessagesSql,
+  sqliteRawSessionSql,
+} from '@agentstore/sqlite-dialect';
 import type { D1DatabaseLike, D1StatementLike, TableNames } from '../index.ts';
 
 /**

@@ -1,9 +1,3 @@
-import {
-  SQLITE_MESSAGE_COLUMNS,
-  sqliteRawMessagesSql,
-  sqliteRawSessionSql,
-  sqliteTableNames,
-} from '@agentstore/core/store';
 import type {
   RawAppendFloor,
   RawMessageRow,
@@ -11,6 +5,12 @@ import type {
   RawSessionRow,
   StoreCapabilities,
 } from '@agentstore/core/testing';
+import {
+  SQLITE_MESSAGE_COLUMNS,
+  sqliteRawMessagesSql,
+  sqliteRawSessionSql,
+  sqliteTableNames,
+} from '@agentstore/sqlite-dialect';
 import type { Database, Statement } from 'better-sqlite3';
 import { openDatabase } from '../open-database.ts';
 import type { SynchronousMode } from '../options.ts';

@@ -5,13 +5,21 @@
  * (better-sqlite3: `@name`; D1: `?N` only), so SQL that takes values is built from a
  * `Placeholders` map the adapter supplies.
  */
-import { InvalidArgumentError, SchemaVersionError } from '../errors.ts';
-import type { MessageRecord, SessionRecord } from '../records.ts';
-import { COMBINED_FILTER_INDEXES } from './combined-filter-indexes.ts';
-import { decodeSessionColumns, decodeStoredMessage, type SessionColumns } from './record-codec.ts';
+import {
+  InvalidArgumentError,
+  type MessageRecord,
+  SchemaVersionError,
+  type SessionRecord,
+} from '@agentstore/core';
+import {
+  COMBINED_FILTER_INDEXES,
+  decodeSessionColumns,
+  decodeStoredMessage,
+  type SessionColumns,
+} from '@agentstore/core/store';
 
 /** The schema version both SQLite adapters write and read. */
-export const SQLITE_SCHEMA_VERSION = 3;
+export const SQLITE_SCHEMA_VERSION = 4;
 export const SQLITE_DEFAULT_TABLE_PREFIX = 'agentstore_';
 
 /**
@@ -77,8 +85,9 @@ export const sqliteRecordVersionSql = (t: SqliteTableNames): string =>
  * indexes serve `listSessions` filters; their columns never change after a session is created.
  * Version 2 adds (updated_at, id) for `deleteIdleSessions`; version 3 adds one index per
  * combination of filters, so a combined filter reads one page of entries in `id` order instead of
- * walking every session of its first filter. An upgrade runs the same IF NOT EXISTS statements,
- * so it only adds what is missing.
+ * walking every session of its first filter; version 4 adds `incarnation_id` (null on sessions
+ * created before it). An upgrade runs the same IF NOT EXISTS statements, so it only adds what is
+ * missing, and adds the column to a table made before version 4.
  */
 /** Version 3: one (filters…, id) index per combination of two or three `listSessions` filters. */
 const combinedFilterIndexes = (t: SqliteTableNames): string[] =>
@@ -100,7 +109,8 @@ export function sqliteSchemaV1(t: SqliteTableNames): string[] {
   lease_epoch INTEGER NOT NULL DEFAULT 0,
   lease_expires_at TEXT,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  incarnation_id TEXT
 ) STRICT`,
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_owner_idx" ON ${t.sessions} (owner_id, id)`,
     `CREATE INDEX IF NOT EXISTS "${t.prefix}sessions_tenant_idx" ON ${t.sessions} (tenant_id, id)`,
@@ -129,7 +139,7 @@ export function sqliteSchemaStatements(options: { tablePrefix?: string } = {}): 
   return [sqliteVersionTableSql(t), ...sqliteSchemaV1(t), sqliteRecordVersionSql(t)];
 }
 
-export { SchemaVersionError } from '../errors.ts';
+export { SchemaVersionError } from '@agentstore/core';
 
 /**
  * What `migrate()` must do given the version it read: nothing (current), the idempotent DDL
@@ -138,7 +148,10 @@ export { SchemaVersionError } from '../errors.ts';
 export function sqliteMigrationPlan(t: SqliteTableNames, found: number): string[] {
   if (found > SQLITE_SCHEMA_VERSION) throw new SchemaVersionError(found, SQLITE_SCHEMA_VERSION);
   if (found === SQLITE_SCHEMA_VERSION) return [];
-  return [...sqliteSchemaV1(t), sqliteRecordVersionSql(t)];
+  // A table made before version 4 lacks the column (ADD COLUMN has no IF NOT EXISTS: the recorded
+  // version is what makes it run once). Adding a nullable column rewrites no row.
+  const addIncarnation = found >= 1 ? [`ALTER TABLE ${t.sessions} ADD COLUMN incarnation_id TEXT`] : [];
+  return [...sqliteSchemaV1(t), ...addIncarnation, sqliteRecordVersionSql(t)];
 }
 
 /** How a driver spells a bound parameter: better-sqlite3 `@name`, D1 `?N`. */
@@ -165,7 +178,7 @@ export const sqliteLeaseHeld = (p: Placeholders<'holder' | 'epoch'>, column = ''
   `(${column}lease_holder IS ${p.holder} AND ${column}lease_epoch IS ${p.epoch})`;
 
 export const SQLITE_SESSION_COLUMNS =
-  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at';
+  'id, agent_name, owner_id, tenant_id, state, head_seq, lease_holder, lease_epoch, lease_expires_at, created_at, updated_at, incarnation_id';
 
 export const sqliteSelectSessionSql = (t: SqliteTableNames, p: Placeholders<'sessionId'>): string =>
   `SELECT ${SQLITE_SESSION_COLUMNS} FROM ${t.sessions} WHERE id = ${p.sessionId}`;

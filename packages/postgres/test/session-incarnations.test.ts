@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { type AgentStore, defineAgent, run, type SessionInit, tool } from '@agentstore/core';
+import { scriptedLlm } from '@agentstore/core/testing';
+import { describe, expect, it } from 'vitest';
+import { tableNames } from '../src/schema.ts';
+import { usePostgres } from './harness.ts';
+
+/*
+ * Every creation of a session id is a distinct incarnation (`incarnationId`, fixed at creation),
+ * and it is part of each tool call's idempotency key: a provider call id like `call_0` that comes
+ * back in a session re-created under a deleted one's id gets another key. A session created
+ * before the column existed keeps the old key formula, so an upgrade changes no stored call's key.
+ */
+
+const pg = usePostgres('incarnations');
+const init: SessionInit = { agentName: 'agent', ownerId: null, tenantId: null, state: null };
+const anyInput = {
+  '~standard': { version: 1 as const, vendor: 't', validate: (value: unknown) => ({ value }) },
+};
+
+/** Runs one `call_0` on `sessionId` and returns the idempotency key its handler got. */
+async function keyOfCall0(store: AgentStore, sessionId: string): Promise<string> {
+  let key = '';
+  const agent = defineAgent({
+    name: 'agent',
+    instructions: 'Charge.',
+    tools: {
+      charge: tool({
+        description: 'charges',
+        input: anyInput,
+        handler: (_input, ctx) => {
+          key = ctx.idempotencyKey;
+          return 'charged';
+        },
+      }),
+    },
+  });
+  const llm = scriptedLlm([{ toolCalls: [{ id: 'call_0', name: 'charge', input: {} }] }, { text: 'Done.' }]);
+  const result = await run(agent, { store, sessionId, message: 'Charge.', llm });
+  expect(result.status).toBe('complete');
+  return key;
+}
+
+const oldFormula = (sessionId: string, callId: string) =>
+  `agentstore_${createHash('sha256').update(`${sessionId}\u0000${callId}`).digest('hex')}`;
+
+describe('session incarnations', () => {
+  it('a session re-created under a deleted session’s id gets a new incarnationId and new keys', async () => {
+    const store = await pg.store();
+    const first = await keyOfCall0(store, 's');
+    const firstIncarnation = (await store.load('s'))!.session.incarnationId;
+    await store.deleteSession('s');
+    const second = await keyOfCall0(store, 's');
+    expect(typeof firstIncarnation).toBe('string');
+    expect((await store.load('s'))!.session.incarnationId).not.toBe(firstIncarnation);
+    expect(second).not.toBe(first);
+    // Listed sessions carry it too.
+    const { sessions } = await store.listSessions({ limit: 10 });
+    expect(sessions.find((s) => s.id === 's')?.incarnationId).toBe(
+      (await store.load('s'))!.session.incarnationId,
+    );
+  });
+
+  it('a schema from before incarnations is upgraded in place; its sessions load and keep the old key formula', async () => {
+    const store = await pg.store({ tablePrefix: 'old_' });
+    await store.append('old', {
+      expectedSeq: 0,
+      messages: [{ id: 'u1', role: 'user', content: 'hi', createdAt: 'x' }],
+      session: { init },
+      lease: null,
+    });
+    // Back to migration 4: the table as it was before the column existed.
+    const n = tableNames(pg.schema, 'old_');
+    await pg.pool.query(`ALTER TABLE ${n.sessions} DROP COLUMN incarnation_id`);
+    await pg.pool.query(`DELETE FROM ${n.migrations} WHERE version = 5`);
+    const after = await pg.store({ tablePrefix: 'old_' });
+    const loaded = await after.load('old');
+    expect(loaded!.messages.map((m) => m.id)).toEqual(['u1']);
+    expect(loaded!.session).not.toHaveProperty('incarnationId');
+    expect(await keyOfCall0(after, 'old')).toBe(oldFormula('old', 'call_0'));
+    await after.migrate(); // again: nothing to do, nothing fails
+  });
+});
