@@ -34,8 +34,8 @@ function facts(answer: SessionAnswer): HTMLElement {
     rows.push(['Interrupted calls', answer.interruptedCallIds.join(', ')]);
   if (answer.awaitingApprovalCallIds.length)
     rows.push(['Awaiting approval', answer.awaitingApprovalCallIds.join(', ')]);
-  const dl = h('dl', { class: 'facts', id: 'session-facts' });
-  for (const [k, v] of rows) dl.append(h('dt', {}, k), h('dd', {}, v));
+  const dl = h('dl', { class: 'facts wide', id: 'session-facts' });
+  for (const [k, v] of rows) dl.append(h('div', {}, h('dt', {}, k), h('dd', {}, v)));
   return dl;
 }
 
@@ -110,7 +110,7 @@ export async function renderSession(main: HTMLElement, id: string, at: number | 
   );
   const factsBox = h('div', {}, facts(answer));
   main.replaceChildren(
-    h('p', {}, h('a', { href: '#/' }, '← Sessions')),
+    h('nav', { 'aria-label': 'Breadcrumb', class: 'note' }, h('a', { href: '#/' }, '← Sessions')),
     h('h1', {}, `Session ${id}`),
     factsBox,
     asOfForm,

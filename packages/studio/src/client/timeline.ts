@@ -104,6 +104,8 @@ export function createTimeline(options: TimelineOptions) {
     const total = options.total();
     if (total === 0) return;
     active = Math.min(Math.max(1, seq), total);
+    // The spacer must be as tall as the list before scrolling, or the browser clamps scrollTop.
+    spacer.style.height = `${total * ROW_H}px`;
     const top = (active - 1) * ROW_H;
     if (top < list.scrollTop) list.scrollTop = top;
     else if (top + ROW_H > list.scrollTop + list.clientHeight)
