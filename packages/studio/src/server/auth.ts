@@ -64,7 +64,9 @@ export function createGuard(token: string, port: number): Guard {
         return { status: 403, reason: `cross-origin request (Sec-Fetch-Site: ${site})` };
       }
       if (cookie !== null && sameSecret(cookie, token)) return { ok: true, fromUrl: false };
-      if (fromUrlParam !== null && sameSecret(fromUrlParam, token)) return { ok: true, fromUrl: true };
+      // The URL's token is traded for the cookie by a page load only, never by a change.
+      const safe = req.method === 'GET' || req.method === 'HEAD';
+      if (safe && fromUrlParam !== null && sameSecret(fromUrlParam, token)) return { ok: true, fromUrl: true };
       return {
         status: 401,
         reason: 'missing or wrong token: open the URL agentstore studio printed',
