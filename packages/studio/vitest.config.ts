@@ -7,7 +7,7 @@ export default mergeConfig(
     test: {
       // One seeded SQLite file (runs of run(), a 10,000-message session) for every test file.
       globalSetup: ['test/helpers/global-setup.ts'],
-      testTimeout: 60_000,
+      testTimeout: 20_000,
     },
   }),
 );

@@ -13,6 +13,8 @@ export interface StudioOptions {
   port?: number;
   tenantId?: string;
   ownerId?: string;
+  /** Told of every refused request (no token, another origin, a change without its proofs). */
+  onRefusal?: (refusal: { method: string; path: string; status: number; reason: string }) => void;
 }
 
 export interface Studio {
@@ -57,10 +59,15 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const token = newToken();
   let guard: ReturnType<typeof createGuard> | undefined;
 
+  function refuse(req: IncomingMessage, res: ServerResponse, url: URL, refusal: Refusal) {
+    options.onRefusal?.({ method: req.method ?? '', path: url.pathname, ...refusal });
+    sendJson(res, refusal.status, { error: refusal.reason });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const auth = guard!.authenticate(req, url);
-    if (!('ok' in auth)) return refuse(res, auth);
+    if (!('ok' in auth)) return refuse(req, res, url, auth);
     if (auth.fromUrl) {
       // Trade the URL's token for the cookie and drop it from the address bar and history.
       return send(res, 303, 'text/plain; charset=utf-8', 'see /', {
@@ -71,7 +78,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       // No change is offered yet; every future one passes this check first.
       const refusal = guard!.checkWrite(req);
-      if (refusal) return refuse(res, refusal);
+      if (refusal) return refuse(req, res, url, refusal);
       return sendJson(res, 405, { error: `${req.method} ${url.pathname} is not supported` });
     }
     if (url.pathname === '/api/info') {
