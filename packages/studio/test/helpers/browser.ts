@@ -58,9 +58,11 @@ interface AxeViolation {
  */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
   await page.evaluate(`${axeSource}\n;void 0`);
-  const violations = (await page.evaluate(
-    'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)',
-  )) as AxeViolation[];
+  const { violations, passes } = (await page.evaluate(
+    'axe.run(document).then((r) => ({ violations: r.violations, passes: r.passes.length }))',
+  )) as { violations: AxeViolation[]; passes: number };
+  // A run that checked nothing (axe not loaded, an empty page) must not pass as clean.
+  if (passes === 0) throw new Error('axe-core checked no rule on this page');
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
