@@ -14,30 +14,47 @@ afterAll(() => studio?.close());
 
 /** A raw request, so Host, Origin and Sec-Fetch-Site are exactly what a test says. */
 function raw(path: string, options: { method?: string; headers?: Record<string, string> } = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
-    (resolve, reject) => {
-      const req = request(
-        { host: '127.0.0.1', port: studio.port, path, method: options.method ?? 'GET', headers: options.headers },
-        (res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    },
-  );
+  return new Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: string;
+  }>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: studio.port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 const cookie = () => `agentstore_studio_${studio.port}=${studio.token}`;
 
 describe('the token', () => {
   it('guards every page, script and API request', async () => {
-    for (const path of ['/', '/main.js', '/styles.css', '/api/info', '/api/sessions', '/api/sessions/refund-ok']) {
+    for (const path of [
+      '/',
+      '/main.js',
+      '/styles.css',
+      '/api/info',
+      '/api/sessions',
+      '/api/sessions/refund-ok',
+    ]) {
       expect((await raw(path)).status, path).toBe(401);
       expect((await raw(`${path}${path.includes('?') ? '&' : '?'}token=wrong`)).status, path).toBe(401);
-      expect((await raw(path, { headers: { cookie: `agentstore_studio_${studio.port}=wrong` } })).status).toBe(401);
+      expect(
+        (await raw(path, { headers: { cookie: `agentstore_studio_${studio.port}=wrong` } })).status,
+      ).toBe(401);
       expect((await raw(path, { headers: { cookie: cookie() } })).status, path).toBe(200);
     }
   });
@@ -52,7 +69,9 @@ describe('the token', () => {
   });
 
   it('refuses another Host name (DNS rebinding) even with the cookie', async () => {
-    const answer = await raw('/api/sessions', { headers: { cookie: cookie(), host: `evil.example:${studio.port}` } });
+    const answer = await raw('/api/sessions', {
+      headers: { cookie: cookie(), host: `evil.example:${studio.port}` },
+    });
     expect(answer.status).toBe(421);
   });
 });
@@ -61,19 +80,30 @@ describe('requests from another origin', () => {
   it('are refused even with the cookie (another port on 127.0.0.1 is the same site)', async () => {
     const headers = { cookie: cookie(), 'sec-fetch-site': 'same-site' };
     expect((await raw('/api/sessions', { headers })).status).toBe(403);
-    expect((await raw('/api/sessions', { headers: { ...headers, 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect(
+      (await raw('/api/sessions', { headers: { ...headers, 'sec-fetch-site': 'cross-site' } })).status,
+    ).toBe(403);
   });
 
   it('changes need the cookie, this origin and the CSRF header', async () => {
-    const info = JSON.parse((await raw('/api/info', { headers: { cookie: cookie() } })).body) as { csrfToken: string };
+    const info = JSON.parse((await raw('/api/info', { headers: { cookie: cookie() } })).body) as {
+      csrfToken: string;
+    };
     const origin = `http://127.0.0.1:${studio.port}`;
-    const good = { cookie: cookie(), origin, 'sec-fetch-site': 'same-origin', 'x-agentstore-csrf': info.csrfToken };
+    const good = {
+      cookie: cookie(),
+      origin,
+      'sec-fetch-site': 'same-origin',
+      'x-agentstore-csrf': info.csrfToken,
+    };
     const post = (headers: Record<string, string>) => raw('/api/sessions', { method: 'POST', headers });
     // Past the guard, no change exists yet: 405.
     expect((await post(good)).status).toBe(405);
     const { cookie: _c, ...noCookie } = good;
     expect((await post(noCookie)).status).toBe(401);
-    expect((await raw(`/api/sessions?token=${studio.token}`, { method: 'POST', headers: noCookie })).status).toBe(401);
+    expect(
+      (await raw(`/api/sessions?token=${studio.token}`, { method: 'POST', headers: noCookie })).status,
+    ).toBe(401);
     const { 'x-agentstore-csrf': _x, ...noCsrf } = good;
     expect((await post(noCsrf)).status).toBe(403);
     expect((await post({ ...good, 'x-agentstore-csrf': 'wrong' })).status).toBe(403);
@@ -124,8 +154,18 @@ describe('requests from another origin', () => {
       // through: the studio's own Sec-Fetch-Site / Origin checks refuse both.
       await refused;
       expect(refusals).toEqual([
-        { method: 'GET', path: '/api/sessions', status: 403, reason: 'cross-origin request (Sec-Fetch-Site: same-site)' },
-        { method: 'POST', path: '/api/sessions', status: 403, reason: 'cross-origin request (Sec-Fetch-Site: same-site)' },
+        {
+          method: 'GET',
+          path: '/api/sessions',
+          status: 403,
+          reason: 'cross-origin request (Sec-Fetch-Site: same-site)',
+        },
+        {
+          method: 'POST',
+          path: '/api/sessions',
+          status: 403,
+          reason: 'cross-origin request (Sec-Fetch-Site: same-site)',
+        },
       ]);
     });
   });

@@ -22,7 +22,12 @@ afterAll(async () => {
 });
 
 /** The docs show these; the other combinations are checked the same way. */
-const DOC_SHOTS = new Set(['sessions-light-desktop', 'session-light-desktop', 'session-dark-desktop', 'session-light-phone']);
+const DOC_SHOTS = new Set([
+  'sessions-light-desktop',
+  'session-light-desktop',
+  'session-dark-desktop',
+  'session-light-phone',
+]);
 
 async function shoot(name: string) {
   if (DOC_SHOTS.has(name)) await browser.page.screenshot({ path: `${SHOTS}${name}.png` });
@@ -84,9 +89,18 @@ describe('keyboard', () => {
     const labels: string[] = [];
     for (let i = 0; i < 12 && !(await focused()).startsWith('batch-'); i++) {
       await page.keyboard.press('Tab');
-      labels.push(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.getAttribute('name') ?? document.activeElement?.textContent ?? ''));
+      labels.push(
+        await page.evaluate(
+          () =>
+            (document.activeElement as HTMLElement | null)?.getAttribute('name') ??
+            document.activeElement?.textContent ??
+            '',
+        ),
+      );
     }
-    expect(labels).toEqual(expect.arrayContaining(['id', 'Open', 'owner', 'tenant', 'agent', 'status', 'Apply filters']));
+    expect(labels).toEqual(
+      expect.arrayContaining(['id', 'Open', 'owner', 'tenant', 'agent', 'status', 'Apply filters']),
+    );
     expect(await focused()).toBe('batch-00');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Session batch-00' }).waitFor();
@@ -95,7 +109,9 @@ describe('keyboard', () => {
       await page.keyboard.press('Tab');
       if (await page.evaluate(() => document.activeElement?.getAttribute('role') === 'listbox')) break;
     }
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Messages, oldest first');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Messages, oldest first',
+    );
     await page.keyboard.press('Home');
     await page.locator('#message-detail h2', { hasText: '#1 user' }).waitFor();
     await page.keyboard.press('End');

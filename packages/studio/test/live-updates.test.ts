@@ -2,8 +2,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { LIVE_SESSION } from './fixtures/seed.ts';
 import { type Browser, openBrowser } from './helpers/browser.ts';
 import { seededStudio } from './helpers/studio.ts';

@@ -23,16 +23,21 @@ const row = (seq: number) => browser.page.locator(`#msg-${seq}`);
 
 async function openSession(id: string, at?: number) {
   const { page } = browser;
-  await page.goto(`${studio.origin}/#/session/${encodeURIComponent(id)}${at === undefined ? '' : `?at=${at}`}`);
+  await page.goto(
+    `${studio.origin}/#/session/${encodeURIComponent(id)}${at === undefined ? '' : `?at=${at}`}`,
+  );
   await page.getByRole('heading', { name: `Session ${id}` }).waitFor();
 }
 
 async function selectRow(seq: number) {
   await row(seq).click();
-  await detail().getByRole('heading', { name: new RegExp(`^#${seq} `) }).waitFor();
+  await detail()
+    .getByRole('heading', { name: new RegExp(`^#${seq} `) })
+    .waitFor();
 }
 
-const fact = (name: string) => detail().locator('dt', { hasText: name }).locator('xpath=following-sibling::dd[1]');
+const fact = (name: string) =>
+  detail().locator('dt', { hasText: name }).locator('xpath=following-sibling::dd[1]');
 
 describe('a session timeline', () => {
   it('shows each result with its origin, attempt and the idempotency key its handler got', async () => {
@@ -47,7 +52,9 @@ describe('a session timeline', () => {
 
     await selectRow(2);
     const call = detail().locator('.call', { hasText: 'refund' });
-    expect(await call.locator('pre').textContent()).toBe(JSON.stringify({ orderId: '7', cents: 1200 }, null, 2));
+    expect(await call.locator('pre').textContent()).toBe(
+      JSON.stringify({ orderId: '7', cents: 1200 }, null, 2),
+    );
     expect(await call.textContent()).toContain(`Idempotency key: ${key}`);
     expect(await call.textContent()).toContain('Result #3: handler, attempt 1');
   });
@@ -58,7 +65,9 @@ describe('a session timeline', () => {
     expect(await fact('Origin').textContent()).toBe('reconciled (reconcile found the effect had happened)');
 
     await openSession('mail-orphan');
-    expect(await browser.page.locator('#session-facts').textContent()).toContain('Interrupted callssendMail-1');
+    expect(await browser.page.locator('#session-facts').textContent()).toContain(
+      'Interrupted callssendMail-1',
+    );
     expect(await row(2).getAttribute('class')).toContain('interrupted');
     expect(await row(2).textContent()).toContain('sendMail — INTERRUPTED');
     await selectRow(2);
@@ -73,7 +82,9 @@ describe('a session timeline', () => {
     expect(await reasoning.locator('summary').textContent()).toMatch(/^Reasoning \(\d+ characters\)$/);
     expect(await reasoning.locator('pre').isVisible()).toBe(false);
     await reasoning.locator('summary').click();
-    expect(await reasoning.locator('pre').textContent()).toBe('The invoice lists order 7 twice; compare the dates.');
+    expect(await reasoning.locator('pre').textContent()).toBe(
+      'The invoice lists order 7 twice; compare the dates.',
+    );
     const image = detail().getByRole('img', { name: 'chart.png (stored image)' });
     await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
     expect(await fact('Usage').textContent()).toBe('120 in · 40 out · 25 reasoning · scripted-reasoner-1');
@@ -98,13 +109,18 @@ describe('a session timeline', () => {
     const onRequest = (request: { url(): string }) => {
       const url = new URL(request.url());
       if (url.pathname.endsWith('/messages') && url.searchParams.has('limit'))
-        fetched.push({ afterSeq: Number(url.searchParams.get('afterSeq')), limit: Number(url.searchParams.get('limit')) });
+        fetched.push({
+          afterSeq: Number(url.searchParams.get('afterSeq')),
+          limit: Number(url.searchParams.get('limit')),
+        });
     };
     page.on('request', onRequest);
     try {
       await openSession(LONG_SESSION);
       // Opens at the head: the last message is selected and shown.
-      await detail().getByRole('heading', { name: `#${LONG_MESSAGES} assistant` }).waitFor();
+      await detail()
+        .getByRole('heading', { name: `#${LONG_MESSAGES} assistant` })
+        .waitFor();
       const options = page.locator('[role="option"]');
       expect(await options.first().getAttribute('aria-setsize')).toBe(String(LONG_MESSAGES));
       expect(await options.count()).toBeLessThan(60);

@@ -13,6 +13,7 @@ export interface StudioPackage {
     port?: number;
     tenantId?: string;
     ownerId?: string;
+    onRefusal?: (refusal: { method: string; path: string; status: number; reason: string }) => void;
   }): Promise<{ url: string; close(): Promise<void> }>;
   openInBrowser(url: string): Promise<void>;
 }
@@ -51,6 +52,9 @@ export async function runStudio(
     port: command.port,
     ...(command.tenantId !== undefined ? { tenantId: command.tenantId } : {}),
     ...(command.ownerId !== undefined ? { ownerId: command.ownerId } : {}),
+    // A refused request is worth a line: a stale tab, or something probing the port.
+    onRefusal: (r) =>
+      process.stderr.write(`agentstore studio: refused ${r.method} ${r.path}: ${r.status} ${r.reason}\n`),
   });
   const scope = [
     command.tenantId && `tenant ${command.tenantId}`,

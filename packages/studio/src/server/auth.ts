@@ -66,7 +66,8 @@ export function createGuard(token: string, port: number): Guard {
       if (cookie !== null && sameSecret(cookie, token)) return { ok: true, fromUrl: false };
       // The URL's token is traded for the cookie by a page load only, never by a change.
       const safe = req.method === 'GET' || req.method === 'HEAD';
-      if (safe && fromUrlParam !== null && sameSecret(fromUrlParam, token)) return { ok: true, fromUrl: true };
+      if (safe && fromUrlParam !== null && sameSecret(fromUrlParam, token))
+        return { ok: true, fromUrl: true };
       return {
         status: 401,
         reason: 'missing or wrong token: open the URL agentstore studio printed',

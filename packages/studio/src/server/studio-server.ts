@@ -43,9 +43,6 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
 const sendJson = (res: ServerResponse, status: number, body: unknown) =>
   send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
 
-const refuse = (res: ServerResponse, refusal: Refusal) =>
-  sendJson(res, refusal.status, { error: refusal.reason });
-
 /**
  * Serves the studio for `store` on 127.0.0.1. Every request (page, script, API) needs the token:
  * from the first URL once, then from an HttpOnly SameSite=Strict cookie the first answer sets.
