@@ -6,7 +6,7 @@ import { type Studio, type StudioOptions, startStudio } from '../../src/index.ts
 export async function seededStudio(
   options: Omit<StudioOptions, 'store'> = {},
 ): Promise<Studio & { origin: string; token: string }> {
-  const store = sqliteStore({ path: inject('dbPath'), readOnly: true });
+  const store = sqliteStore({ path: inject('dbPath') }, { readOnly: true });
   const studio = await startStudio({ store, ...options });
   const url = new URL(studio.url);
   return {
