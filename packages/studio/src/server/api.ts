@@ -129,7 +129,7 @@ export function createApi(store: AgentStore, scope: StudioScope) {
         if (path === '/api/sessions') return await listSessions(params);
         const match = /^\/api\/sessions\/([^/]+)(\/messages)?$/.exec(path);
         if (match) {
-          const id = decodeURIComponent(match[1]!);
+          const id = decodeId(match[1]!);
           return match[2] ? await getMessages(id, params) : await getSession(id, params);
         }
         return { status: 404, body: { error: `no such endpoint ${path}` } };
@@ -142,6 +142,14 @@ export function createApi(store: AgentStore, scope: StudioScope) {
       }
     },
   };
+}
+
+function decodeId(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new BadRequest(`the session id in the path is not valid percent-encoding: ${text}`);
+  }
 }
 
 const notFound = (id: string): ApiResponse => ({
