@@ -36,7 +36,14 @@ function facts(answer: SessionAnswer): HTMLElement {
     rows.push(['Awaiting approval', answer.awaitingApprovalCallIds.join(', ')]);
   const dl = h('dl', { class: 'facts wide', id: 'session-facts' });
   for (const [k, v] of rows) dl.append(h('div', {}, h('dt', {}, k), h('dd', {}, v)));
-  return dl;
+  // The state the loop keeps (e.g. the session's total usage); a past view shows today's.
+  const state = h(
+    'details',
+    {},
+    h('summary', {}, answer.asOf ? "Session state (today's)" : 'Session state'),
+    h('pre', {}, JSON.stringify(s.state, null, 2)),
+  );
+  return h('div', {}, dl, state);
 }
 
 /** Renders one session; returns a function that stops its polling. */
