@@ -75,6 +75,14 @@ describe('a session timeline', () => {
     expect(await detail().locator('.call.interrupted').textContent()).toContain('INTERRUPTED: no result');
   });
 
+  it('shows the calls a session waits on a human for', async () => {
+    await openSession('payment-pending');
+    const facts = browser.page.locator('#session-facts');
+    expect(await facts.locator('.badge').first().textContent()).toBe('awaiting approval');
+    expect(await facts.textContent()).toContain('Awaiting approvalpay-1');
+    await expect.poll(() => row(2).textContent()).toContain('pay');
+  });
+
   it('shows reasoning collapsed, a stored image, and the model and usage of the step', async () => {
     await openSession('vision-1');
     await selectRow(2);
