@@ -41,6 +41,14 @@ it('shows the session advance and run while another process appends, then comple
     expect(await facts.locator('.badge').textContent()).toBe('running');
     expect(await facts.textContent()).toMatch(/Leaseheld by .+ \(epoch \d+\) until /);
     expect(await page.locator('#msg-4').textContent()).toContain('wait');
+    // The list says the same: running, with the holder and the lease's expiry.
+    const cookie = `agentstore_studio_${studio.port}=${studio.token}`;
+    const listed = (await (
+      await fetch(`${studio.origin}/api/sessions?tenant=umbrella`, { headers: { cookie } })
+    ).json()) as { sessions: { status: string; lease: { holder: string; expiresAt: string } | null }[] };
+    expect(listed.sessions).toHaveLength(1);
+    expect(listed.sessions[0]!.status).toBe('running');
+    expect(Date.parse(listed.sessions[0]!.lease!.expiresAt)).toBeGreaterThan(Date.now());
 
     worker.stdin!.write('go\n');
     expect((await out.next()).value).toBe('done');

@@ -40,7 +40,7 @@ describe('the sessions list', () => {
     expect(first[0]).toBe('batch-00');
     await page.getByRole('button', { name: 'Next page' }).click();
     await expect.poll(async () => (await linkTexts())[0]).toBe('batch-25');
-    // 30 batch sessions and 7 others: the second page holds the remaining 12.
+    // 30 batch sessions and 8 others: the second page holds the remaining 13.
     expect(await linkTexts()).toEqual([
       'batch-25',
       'batch-26',
@@ -51,6 +51,7 @@ describe('the sessions list', () => {
       'live-1',
       'long-10k',
       'mail-orphan',
+      'model-error',
       'payment-pending',
       'refund-ok',
       'vision-1',
@@ -73,6 +74,14 @@ describe('the sessions list', () => {
 
     await applyFilters({ tenant: 'acme', status: 'awaiting-approval' });
     await expect.poll(linkTexts).toEqual(['payment-pending']);
+
+    // The status filter applies within the store's pages: page 1 (25 batch sessions) has none.
+    await applyFilters({ status: 'failed' });
+    expect(await page.locator('#page-summary').textContent()).toMatch(/^Page 1: 0 shown of 25 listed/);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(linkTexts).toEqual(['model-error']);
+    const failedRow = page.locator('tr', { has: page.getByRole('link', { name: 'model-error' }) });
+    expect(await failedRow.locator('.badge').textContent()).toBe('failed');
 
     await applyFilters({ tenant: 'acme', status: 'complete' });
     await expect.poll(linkTexts).toEqual(['long-10k', 'refund-ok', 'vision-1']);
