@@ -97,6 +97,12 @@ describe('a session timeline', () => {
     const image = detail().getByRole('img', { name: 'chart.png (stored image)' });
     await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
     expect(await fact('Usage').textContent()).toBe('120 in · 40 out · 25 reasoning · scripted-reasoner-1');
+    // A PDF opens on request, from the stored bytes (a blob URL; nothing is fetched elsewhere).
+    await detail()
+      .getByRole('button', { name: /^Open PDF/ })
+      .click();
+    const frame = detail().locator('iframe[title="invoice.pdf preview"]');
+    expect(await frame.getAttribute('src')).toMatch(/^blob:http:\/\/127\.0\.0\.1:\d+\//);
   });
 
   it('views the session as of an earlier seq: later messages and results are not there', async () => {
