@@ -1,6 +1,7 @@
 // `agentstore inspect <store> <sessionId> [--at seq] [--json]`
 // `agentstore sessions <store> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]`
 // `agentstore retention <store> (--idle-days n | --idle-before iso) [--batch n] [--max-batches n] [--cursor c] [--json]`
+// `agentstore studio <store> [--port n] [--tenant t] [--owner o] [--open]`
 import { isAgentStoreError } from '../errors.ts';
 import { loadSessionAt } from '../inspect/session-at.ts';
 import { foldSession } from '../inspect/session-fold.ts';
@@ -9,16 +10,19 @@ import type { AgentStore } from '../store/contract.ts';
 import { type ParsedCommand, parseCommandLine, UsageError } from './flags.ts';
 import { runRetention } from './retention.ts';
 import { openStoreArgument, STORE_URL_ADAPTERS, StoreUrlError } from './store-url.ts';
+import { loadStudioPackage, runStudio } from './studio.ts';
 
 const USAGE = `usage:
   agentstore inspect <store> <sessionId> [--at seq] [--json]
   agentstore sessions <store> [--owner id] [--tenant id] [--agent name] [--limit n] [--cursor c] [--json]
   agentstore retention <store> (--idle-days n | --idle-before iso) [--batch n] [--max-batches n] [--cursor c] [--json]
+  agentstore studio <store> [--port n] [--tenant t] [--owner o] [--open]
 <store> is one of:
 ${STORE_URL_ADAPTERS.map((a) => `  ${a.example.padEnd(72)} (${a.package})`).join('\n')}
   a module (.ts/.js) that default-exports an AgentStore, or a function returning one (any store, D1 too)
 The adapter package a URL needs is loaded from the project in the current directory.
-inspect and sessions open a SQLite file read-only; retention deletes, and only from a file that
+studio serves a local web page (needs @agentstore/studio) on 127.0.0.1 until Ctrl-C.
+inspect, sessions and studio open a SQLite file read-only; retention deletes, and only from a file that
 already holds agentstore's tables.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -28,15 +32,21 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // Checked before the store opens: a missing package must not cost a connection.
+  const studio = command.command === 'studio' ? await loadStudioPackage() : null;
   const store = await openStoreArgument(command.store, { readOnly: command.command !== 'retention' });
   try {
+    if (command.command === 'studio') return await runStudio(studio!, command, store);
     return await execute(command, store);
   } finally {
     await store.close();
   }
 }
 
-async function execute(command: Exclude<ParsedCommand, { command: 'help' }>, store: AgentStore) {
+async function execute(
+  command: Exclude<ParsedCommand, { command: 'help' } | { command: 'studio' }>,
+  store: AgentStore,
+) {
   if (command.command === 'inspect') {
     const { sessionId, at } = command;
     const loaded = at === undefined ? await store.load(sessionId) : await loadSessionAt(store, sessionId, at);

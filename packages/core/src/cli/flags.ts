@@ -6,7 +6,7 @@ import { MAX_RETENTION_BATCH } from '../store/retention.ts';
 /** A mistake in the command line: one line on stderr, exit code 2, no stack. */
 export class UsageError extends Error {}
 
-export const COMMANDS = ['inspect', 'sessions', 'retention'] as const;
+export const COMMANDS = ['inspect', 'sessions', 'retention', 'studio'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -21,6 +21,8 @@ const OPTIONS = {
   'idle-before': { type: 'string' },
   batch: { type: 'string' },
   'max-batches': { type: 'string' },
+  port: { type: 'string' },
+  open: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -31,6 +33,7 @@ const ALLOWED: Record<Command, readonly FlagName[]> = {
   inspect: ['at', 'json'],
   sessions: ['owner', 'tenant', 'agent', 'limit', 'cursor', 'json'],
   retention: ['idle-days', 'idle-before', 'batch', 'max-batches', 'cursor', 'json'],
+  studio: ['port', 'tenant', 'owner', 'open'],
 };
 
 const DAY_MS = 86_400_000;
@@ -50,6 +53,15 @@ export type ParsedCommand =
       tenantId: string | undefined;
       agentName: string | undefined;
       cursor: string | null;
+    }
+  | {
+      command: 'studio';
+      store: string;
+      /** 0: a free port. */
+      port: number;
+      tenantId: string | undefined;
+      ownerId: string | undefined;
+      open: boolean;
     }
   | {
       command: 'retention';
@@ -97,9 +109,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   const { values, positionals } = parsed;
   if (values.help) return { command: 'help' };
   const [command, store, sessionId, ...extra] = positionals;
-  if (command === undefined) throw new UsageError('missing command: inspect, sessions or retention');
+  if (command === undefined) throw new UsageError('missing command: inspect, sessions, retention or studio');
   if (!(COMMANDS as readonly string[]).includes(command)) {
-    throw new UsageError(`unknown command ${JSON.stringify(command)}: use inspect, sessions or retention`);
+    throw new UsageError(
+      `unknown command ${JSON.stringify(command)}: use inspect, sessions, retention or studio`,
+    );
   }
   const cmd = command as Command;
   if (store === undefined)
@@ -130,6 +144,19 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       tenantId: values.tenant,
       agentName: values.agent,
       cursor,
+    };
+  }
+  if (cmd === 'studio') {
+    for (const flag of ['tenant', 'owner'] as const) {
+      if (values[flag] === '') throw new UsageError(`--${flag} takes an id, not ""`);
+    }
+    return {
+      command: 'studio',
+      store,
+      port: values.port === undefined ? 0 : wholeNumberFlag('port', values.port, 0, 65_535),
+      tenantId: values.tenant,
+      ownerId: values.owner,
+      open: values.open === true,
     };
   }
   const idleDays = values['idle-days'] === undefined ? undefined : daysFlag('idle-days', values['idle-days']);

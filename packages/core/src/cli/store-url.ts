@@ -70,7 +70,10 @@ export function classifyStoreArgument(
 }
 
 /** Imports `specifier` as the project in `cwd` would (its node_modules, then its parents'). */
-async function importFromProject(specifier: string, cwd: string): Promise<Record<string, unknown> | null> {
+export async function importFromProject(
+  specifier: string,
+  cwd: string,
+): Promise<Record<string, unknown> | null> {
   let resolved: string;
   try {
     resolved = createRequire(join(cwd, 'package.json')).resolve(specifier);
