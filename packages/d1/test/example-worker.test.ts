@@ -70,7 +70,8 @@ beforeAll(async () => {
       LLM_BASE_URL: 'https://llm.test/v1',
       LLM_API_KEY: 'k',
       LLM_MODEL: 'scripted',
-      LEASE_TTL_MS: '300',
+      // Long enough that a loaded machine keeps the first run's lease; the alarm fires at 2 × TTL.
+      LEASE_TTL_MS: '1500',
     },
     outboundService: scriptedModel,
   });
@@ -97,7 +98,7 @@ describe('docs/examples/d1-worker', () => {
     expect(first.body).toMatchObject({ status: 'pending', error: expect.stringContaining('HTTP 503') });
 
     let conversation: Conversation | undefined;
-    for (let tries = 0; tries < 100; tries++) {
+    for (let tries = 0; tries < 300; tries++) {
       conversation = (await api('/sessions/order-42', 'u1')).body as unknown as Conversation;
       if (conversation.messages.at(-1)?.content === 'Refunded $19.99 for order 42.') break;
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,12 +1,19 @@
 // Keyboard, labels and contrast checked by axe-core in the page; readable at 1280×800 and at a
-// phone's 390×844, light and dark. Writes the screenshots docs/studio.md shows.
-import { mkdirSync } from 'node:fs';
+// phone's 390×844, light and dark. Writes the screenshots docs/studio.md shows when
+// AGENTSTORE_WRITE_SCREENSHOTS=1 (pnpm --filter @agentstore/studio screenshots); otherwise into a
+// temp folder, so a test run leaves the checkout clean.
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, openBrowser, seriousAxeViolations } from './helpers/browser.ts';
 import { seededStudio } from './helpers/studio.ts';
 
-const SHOTS = fileURLToPath(new URL('../../../docs/studio/', import.meta.url));
+const SHOTS =
+  process.env.AGENTSTORE_WRITE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../../../docs/studio/', import.meta.url))
+    : `${mkdtempSync(join(tmpdir(), 'agentstore-studio-shots-'))}/`;
 
 let browser: Browser;
 let studio: Awaited<ReturnType<typeof seededStudio>>;

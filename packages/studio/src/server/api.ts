@@ -118,7 +118,7 @@ export function createApi(store: AgentStore, scope: StudioScope) {
         headSeq: loaded.session.headSeq,
         lease: loaded.session.lease,
         updatedAt: loaded.session.updatedAt,
-        messages: await viewMessages(id, messages),
+        messages: await viewMessages(loaded.session, messages),
       },
     };
   }
