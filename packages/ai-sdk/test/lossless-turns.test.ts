@@ -85,7 +85,7 @@ describe('a reasoning turn survives a crash exactly as the AI SDK would send it 
     });
     const store = durableMemoryStore();
     const llm = fromAiSdk(model);
-    const options = { sessionId: 'order-7', llm, leaseTtlMs: 200, leaseWaitMs: 5_000 };
+    const options = { sessionId: 'order-7', llm, leaseTtlMs: 1_000, leaseWaitMs: 10_000 };
     await expect(
       run(agent, { ...options, store: crashAfterToolResults(store), message: 'Where is order 7?' }),
     ).rejects.toSatisfy(isSimulatedCrash);

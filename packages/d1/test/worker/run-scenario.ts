@@ -97,7 +97,8 @@ export async function runScenario(store: AgentStore, sessionId: string): Promise
       { toolCalls: [{ id: 'call_send', name: 'sendEmail', input: { to: 'ada@example.com' } }] },
       { text: 'Emailed Ada.' },
     ]);
-  const leaseTtlMs = 300;
+  // Long enough that a loaded machine keeps a live lease; the resume waits out the dead one (whenFree).
+  const leaseTtlMs = 2_000;
 
   // Appends: #1 user + lookup call, #2 lookup result, #3 send call, #4 send result. Die before #4.
   const dying = faultyStore(store, { op: 'append', call: 4, when: 'before', effect: 'crash' });
